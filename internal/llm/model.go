@@ -81,7 +81,16 @@ type Compat struct {
 	ForceAdaptiveThinking            *bool             `json:"forceAdaptiveThinking,omitempty"`
 	OpenRouterRouting                json.RawMessage   `json:"openRouterRouting,omitempty"`
 	VercelGatewayRouting             json.RawMessage   `json:"vercelGatewayRouting,omitempty"`
-	Extra                            Extra             `json:"-"`
+	// Added for openai-completions (see internal/llm/openai): 24h cache
+	// retention support, Anthropic-style cache_control parts through
+	// OpenAI-compatible gateways, an empty reasoning_content on replayed
+	// assistant messages (DeepSeek), and chat-template kwargs whose values may
+	// be {"$var":"thinking.enabled"|"thinking.effort","omitWhenOff":bool}.
+	SupportsLongCacheRetention                  *bool                      `json:"supportsLongCacheRetention,omitempty"`
+	CacheControlFormat                          string                     `json:"cacheControlFormat,omitempty"`
+	RequiresReasoningContentOnAssistantMessages *bool                      `json:"requiresReasoningContentOnAssistantMessages,omitempty"`
+	ChatTemplateKwargs                          map[string]json.RawMessage `json:"chatTemplateKwargs,omitempty"`
+	Extra                                       Extra                      `json:"-"`
 }
 
 // Model describes one model of one provider (the catalog and models.json
