@@ -1,0 +1,232 @@
+// Package sse reads Server-Sent Events streams (the text/event-stream format
+// of the WHATWG HTML spec) as the model APIs send them.
+//
+// Unlike bufio.Scanner based readers it has no line-length limit (a single
+// data line may carry megabytes), accepts CRLF, CR and LF line endings,
+// ignores comment lines, and joins multi-line data with "\n". It does no
+// goroutine work of its own: Next blocks in the underlying Read, so a caller
+// stops it by closing the body or cancelling the request context (net/http
+// then fails the Read), and wraps the body in NewIdleReader for idle
+// timeouts.
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+)
+
+// Event is one dispatched server-sent event.
+type Event struct {
+	// Event is the "event:" field; empty means the default type "message".
+	Event string
+	// Data is the "data:" lines joined with "\n".
+	Data string
+	// ID is the last event id seen so far in the stream (it persists across
+	// events as the spec says).
+	ID string
+	// Retry is the reconnection time in milliseconds from a "retry:" field
+	// of this event, or -1 when the event carried none.
+	Retry int
+}
+
+// Reader decodes events from an io.Reader. It is not safe for concurrent use.
+type Reader struct {
+	r      io.Reader
+	buf    []byte
+	start  int // first unread byte of buf
+	end    int // end of valid bytes in buf
+	err    error
+	skipLF bool // the previous line ended in CR; a following LF belongs to it
+
+	data    []byte
+	hasData bool
+	event   []byte
+	lastID  string
+	retry   int
+}
+
+const initialBuf = 16 << 10
+
+// NewReader returns a Reader reading from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: r, retry: -1}
+}
+
+// Next returns the next event. At the end of the stream it returns io.EOF
+// (an event whose final blank line never arrived is still dispatched when
+// its last line was complete; a line cut in the middle is dropped, since it
+// is most likely a truncated payload). Read errors are returned as they are.
+func (r *Reader) Next() (Event, error) {
+	for {
+		line, terminated, err := r.readLine()
+		if err != nil {
+			if err == io.EOF && r.hasData {
+				ev := r.dispatch()
+				return ev, nil
+			}
+			r.reset()
+			return Event{}, err
+		}
+		if !terminated {
+			// Final line without a line ending: the stream was cut inside
+			// it. Drop it and whatever event it belonged to.
+			r.reset()
+			if r.err == nil {
+				r.err = io.EOF
+			}
+			return Event{}, r.err
+		}
+		if len(line) == 0 {
+			if !r.hasData {
+				// Spec: an event without data is not dispatched.
+				r.event = r.event[:0]
+				r.retry = -1
+				continue
+			}
+			return r.dispatch(), nil
+		}
+		r.field(line)
+	}
+}
+
+func (r *Reader) reset() {
+	r.data = r.data[:0]
+	r.hasData = false
+	r.event = r.event[:0]
+	r.retry = -1
+}
+
+func (r *Reader) dispatch() Event {
+	ev := Event{Event: string(r.event), Data: string(r.data), ID: r.lastID, Retry: r.retry}
+	r.reset()
+	return ev
+}
+
+// field processes one non-empty line.
+func (r *Reader) field(line []byte) {
+	if line[0] == ':' {
+		return // comment
+	}
+	name, value := line, []byte(nil)
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "data":
+		if r.hasData {
+			r.data = append(r.data, '\n')
+		}
+		r.data = append(r.data, value...)
+		r.hasData = true
+	case "event":
+		r.event = append(r.event[:0], value...)
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			r.lastID = string(value)
+		}
+	case "retry":
+		if n, err := strconv.Atoi(string(value)); err == nil && n >= 0 && isDigits(value) {
+			r.retry = n
+		}
+	}
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// readLine returns the next line without its terminator. The slice is valid
+// until the next call. terminated is false for a final line that ended at EOF
+// without a line ending. err is io.EOF (or the read error) when no bytes are
+// left.
+func (r *Reader) readLine() (line []byte, terminated bool, err error) {
+	scanned := 0 // bytes of buf[start:end] known to hold no line ending
+	for {
+		if r.skipLF && r.start < r.end {
+			if r.buf[r.start] == '\n' {
+				r.start++
+			}
+			r.skipLF = false
+		}
+		avail := r.buf[r.start+scanned : r.end]
+		if i := indexEOL(avail); i >= 0 {
+			i += r.start + scanned
+			line = r.buf[r.start:i]
+			if r.buf[i] == '\r' {
+				if i+1 < r.end {
+					if r.buf[i+1] == '\n' {
+						i++
+					}
+				} else {
+					r.skipLF = true
+				}
+			}
+			r.start = i + 1
+			return line, true, nil
+		}
+		scanned = r.end - r.start
+		if r.err != nil {
+			if r.start < r.end {
+				line = r.buf[r.start:r.end]
+				r.start = r.end
+				return line, false, nil
+			}
+			return nil, false, r.err
+		}
+		r.fill()
+	}
+}
+
+// fill reads more bytes, compacting or growing the buffer as needed.
+func (r *Reader) fill() {
+	if r.buf == nil {
+		r.buf = make([]byte, initialBuf)
+	}
+	if r.start > 0 {
+		n := copy(r.buf, r.buf[r.start:r.end])
+		r.start, r.end = 0, n
+	}
+	if r.end == len(r.buf) {
+		nb := make([]byte, 2*len(r.buf))
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := r.r.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// indexEOL returns the index of the first CR or LF in b, or -1.
+func indexEOL(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return bytes.IndexByte(b, '\r')
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		return j
+	}
+	return i
+}
+
+// ErrIdleTimeout is matched (errors.Is) by the error of an idle reader whose
+// deadline passed.
+var ErrIdleTimeout = errors.New("stream idle timeout")

@@ -1,0 +1,110 @@
+package sse
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func readAll(t *testing.T, r io.Reader) ([]Event, error) {
+	t.Helper()
+	sr := NewReader(r)
+	var out []Event
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+}
+
+func TestReader(t *testing.T) {
+	long := strings.Repeat("x", 300_000)
+	tests := []struct {
+		name string
+		in   string
+		want []Event
+	}{
+		{"lf", "event: a\ndata: 1\n\ndata: 2\n\n", []Event{{Event: "a", Data: "1", Retry: -1}, {Data: "2", Retry: -1}}},
+		{"crlf", "event: a\r\ndata: 1\r\n\r\n", []Event{{Event: "a", Data: "1", Retry: -1}}},
+		{"cr", "event: a\rdata: 1\r\rdata: 2\r\r", []Event{{Event: "a", Data: "1", Retry: -1}, {Data: "2", Retry: -1}}},
+		{"multiline data", "data: a\ndata:b\ndata\n\n", []Event{{Data: "a\nb\n", Retry: -1}}},
+		{"comments ignored", ": ping\n\n:x\ndata: y\n\n", []Event{{Data: "y", Retry: -1}}},
+		{"no data no dispatch", "event: ping\n\ndata: z\n\n", []Event{{Data: "z", Retry: -1}}},
+		{"only one space stripped", "data:  two\n\n", []Event{{Data: " two", Retry: -1}}},
+		{"id persists, retry", "id: 7\nretry: 150\ndata: a\n\ndata: b\n\n", []Event{{Data: "a", ID: "7", Retry: 150}, {Data: "b", ID: "7", Retry: -1}}},
+		{"bad retry ignored", "retry: 1x\ndata: a\n\n", []Event{{Data: "a", Retry: -1}}},
+		{"unknown field", "foo: bar\ndata: a\n\n", []Event{{Data: "a", Retry: -1}}},
+		{"long line", "data: " + long + "\n\n", []Event{{Data: long, Retry: -1}}},
+		{"final event without blank line", "data: a\n", []Event{{Data: "a", Retry: -1}}},
+		{"cut line dropped", "data: a\n\ndata: {\"par", []Event{{Data: "a", Retry: -1}}},
+		{"bom-free empty", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, mode := range []string{"whole", "onebyte"} {
+				var r io.Reader = strings.NewReader(tt.in)
+				if mode == "onebyte" {
+					r = iotest.OneByteReader(r)
+				}
+				got, err := readAll(t, r)
+				if err != io.EOF {
+					t.Fatalf("%s: err = %v", mode, err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("%s: (-want +got)\n%s", mode, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestReaderError(t *testing.T) {
+	boom := errors.New("boom")
+	r := io.MultiReader(strings.NewReader("data: a\n\ndata: b"), iotest.ErrReader(boom))
+	got, err := readAll(t, r)
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(got) != 1 || got[0].Data != "a" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// blockingBody blocks in Read until closed.
+type blockingBody struct{ done chan struct{} }
+
+func (b *blockingBody) Read(p []byte) (int, error) { <-b.done; return 0, errors.New("closed") }
+func (b *blockingBody) Close() error               { close(b.done); return nil }
+
+func TestIdleReader(t *testing.T) {
+	body := &blockingBody{done: make(chan struct{})}
+	r := NewIdleReader(body, 20*time.Millisecond)
+	_, err := NewReader(r).Next()
+	var ie *IdleTimeoutError
+	if !errors.As(err, &ie) || !errors.Is(err, ErrIdleTimeout) {
+		t.Fatalf("err = %v, want idle timeout", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIdleReaderPassThrough(t *testing.T) {
+	rc := io.NopCloser(strings.NewReader("data: a\n\n"))
+	r := NewIdleReader(rc, time.Hour)
+	got, err := readAll(t, r)
+	if err != io.EOF || len(got) != 1 {
+		t.Fatalf("got %v %v", got, err)
+	}
+	r.Close()
+	if NewIdleReader(rc, 0) != rc {
+		t.Fatal("d=0 should return the reader as is")
+	}
+}
