@@ -1,0 +1,131 @@
+// Package tool defines what the agent loop calls: the Tool interface, an
+// ordered registry, argument validation helpers that produce errors a model
+// can act on, and the shared output truncation of the built-in tools.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+// Result is what one tool call returns to the model.
+type Result struct {
+	Content llm.Blocks // text and image blocks the model sees
+	Details any        // tool-specific, JSON-marshalled into ToolResultMessage.Details; nil = none
+	IsError bool
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	// Spec is the declaration sent to models: name, description and the JSON
+	// Schema of the parameters.
+	Spec() llm.ToolSpec
+	// Execute validates args (errors name the argument and what was
+	// expected, as an IsError result), honours ctx cancellation (abort), and
+	// may call onUpdate with throttled partial results. A failure is always
+	// an IsError Result, never a panic.
+	Execute(ctx context.Context, args json.RawMessage, onUpdate func(Result)) Result
+}
+
+// Text returns a successful result with one text block.
+func Text(s string) Result {
+	return Result{Content: llm.Blocks{&llm.TextContent{Text: s}}}
+}
+
+// Error returns an error result with one text block.
+func Error(s string) Result {
+	return Result{Content: llm.Blocks{&llm.TextContent{Text: s}}, IsError: true}
+}
+
+// Errorf formats an error result.
+func Errorf(format string, a ...any) Result {
+	return Error(fmt.Sprintf(format, a...))
+}
+
+// Registry is an ordered set of tools by name.
+type Registry struct {
+	order []string
+	tools map[string]Tool
+}
+
+// NewRegistry returns a registry holding ts in order.
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{tools: map[string]Tool{}}
+	for _, t := range ts {
+		if err := r.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Add appends t; a second tool with the same name is an error.
+func (r *Registry) Add(t Tool) error {
+	if r.tools == nil {
+		r.tools = map[string]Tool{}
+	}
+	name := t.Spec().Name
+	if name == "" {
+		return fmt.Errorf("add tool: empty name")
+	}
+	if _, dup := r.tools[name]; dup {
+		return fmt.Errorf("add tool %s: already registered", name)
+	}
+	r.order = append(r.order, name)
+	r.tools[name] = t
+	return nil
+}
+
+// Replace adds t, or swaps it in place if its name is taken.
+func (r *Registry) Replace(t Tool) {
+	name := t.Spec().Name
+	if _, ok := r.tools[name]; ok {
+		r.tools[name] = t
+		return
+	}
+	_ = r.Add(t)
+}
+
+// Remove drops a tool by name; it reports whether one was removed.
+func (r *Registry) Remove(name string) bool {
+	if _, ok := r.tools[name]; !ok {
+		return false
+	}
+	delete(r.tools, name)
+	for i, n := range r.order {
+		if n == name {
+			r.order = append(r.order[:i:i], r.order[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names lists the tool names in registration order.
+func (r *Registry) Names() []string {
+	return append([]string(nil), r.order...)
+}
+
+// Specs returns the specs of the named tools in the order given, skipping
+// unknown names; with no names it returns every spec in registration order.
+func (r *Registry) Specs(names ...string) []llm.ToolSpec {
+	if len(names) == 0 {
+		names = r.order
+	}
+	out := make([]llm.ToolSpec, 0, len(names))
+	for _, n := range names {
+		if t, ok := r.tools[n]; ok {
+			out = append(out, t.Spec())
+		}
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+type fake struct{ name string }
+
+func (f fake) Spec() llm.ToolSpec { return llm.ToolSpec{Name: f.name} }
+func (f fake) Execute(context.Context, json.RawMessage, func(Result)) Result {
+	return Text(f.name)
+}
+
+func TestRegistry(t *testing.T) {
+	r, err := NewRegistry(fake{"b"}, fake{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(fake{"a"}); err == nil {
+		t.Error("duplicate name accepted")
+	}
+	if got := strings.Join(r.Names(), ","); got != "b,a" {
+		t.Errorf("names %s", got)
+	}
+	if specs := r.Specs("a", "zz", "b"); len(specs) != 2 || specs[0].Name != "a" || specs[1].Name != "b" {
+		t.Errorf("specs %+v", specs)
+	}
+	if len(r.Specs()) != 2 {
+		t.Error("all specs")
+	}
+	if !r.Remove("b") || r.Remove("b") {
+		t.Error("remove")
+	}
+	if _, ok := r.Get("a"); !ok {
+		t.Error("get")
+	}
+}
+
+func TestArgs(t *testing.T) {
+	a := ParseArgs("read", json.RawMessage(`{"path":3,"offset":"7","limit":2.5,"flag":"true","n":null}`))
+	a.String("path", true)
+	if v, ok := a.Int("offset"); !ok || v != 7 {
+		t.Errorf("offset %d %v", v, ok)
+	}
+	a.Int("limit")
+	if !a.Bool("flag") {
+		t.Error("flag")
+	}
+	if a.Has("n") {
+		t.Error("null is absent")
+	}
+	a.String("missing", true)
+	r := a.Err()
+	if r == nil || !r.IsError {
+		t.Fatal("want error")
+	}
+	text := r.Content.PlainText()
+	for _, want := range []string{
+		`Validation failed for tool "read":`,
+		"  - path: expected a string, got a number",
+		"  - limit: expected an integer, got 2.5",
+		"  - missing: required string is missing",
+		"Received arguments:\n{\"flag\":\"true\",",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in\n%s", want, text)
+		}
+	}
+	if ParseArgs("x", json.RawMessage(`[1]`)).Err() == nil {
+		t.Error("array accepted as arguments")
+	}
+	if ParseArgs("x", nil).Err() != nil {
+		t.Error("empty arguments rejected")
+	}
+}
+
+type schemaArgs struct {
+	Path  string  `json:"path" jsonschema:"Path to the file"`
+	Limit float64 `json:"limit,omitempty" jsonschema:"Maximum"`
+}
+
+func TestSchemaFor(t *testing.T) {
+	s := string(SchemaFor[schemaArgs]())
+	for _, want := range []string{`"required":["path"]`, `"limit":{"type":"number","description":"Maximum"}`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("schema %s lacks %s", s, want)
+		}
+	}
+}
