@@ -1,0 +1,255 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+// DefaultPreamble is the identity sentence used without a custom prompt.
+const DefaultPreamble = "You are an expert coding assistant operating inside relay, a coding agent harness. You help users by reading files, executing commands, editing code, and writing new files."
+
+// toolSnippets are the one-line tool summaries of the "tools" section.
+var toolSnippets = map[string]string{
+	"read":       "Read file contents",
+	"bash":       "Execute bash commands (ls, grep, find, etc.)",
+	"powershell": "Execute PowerShell commands",
+	"edit":       "Make precise edits to files (exact text replacement, several disjoint edits per call)",
+	"write":      "Create or overwrite files",
+	"grep":       "Search file contents for patterns (respects .gitignore)",
+	"find":       "Find files by glob pattern (respects .gitignore)",
+	"ls":         "List directory contents",
+}
+
+// toolGuidelines are the per-tool bullets of the "rules" section.
+var toolGuidelines = map[string][]string{
+	"read":       {"Use read to examine files instead of cat or sed."},
+	"bash":       {"Relay sets RELAY_SESSION_ID, RELAY_SESSION_FILE, RELAY_PROVIDER, RELAY_MODEL and RELAY_REASONING_LEVEL in the environment of bash commands; inspect them when useful."},
+	"powershell": {"Relay sets RELAY_* environment variables for PowerShell commands; inspect them when useful."},
+	"edit": {
+		"Use edit for precise changes: each oldText must match exactly one region of the original file.",
+		"Put several disjoint changes to one file in a single edit call; edits are matched against the original file and must not overlap.",
+		"Keep oldText minimal but unique.",
+	},
+	"write": {"Use write only for new files or complete rewrites."},
+	"grep":  {"grep respects .gitignore."},
+	"find":  {"find respects .gitignore."},
+}
+
+// PromptInputs are what the system prompt is assembled from.
+type PromptInputs struct {
+	Cwd          string
+	AgentDir     string
+	CustomPrompt string   // --system-prompt / SYSTEM.md contents ("" = default)
+	Append       []string // --append-system-prompt values and APPEND_SYSTEM.md
+	ContextFiles []ContextFile
+	Tools        []llm.ToolSpec
+	ExtraRules   []string // harness rules, extension guidelines
+	Now          time.Time
+}
+
+// ContextFile is one AGENTS.md/CLAUDE.md file.
+type ContextFile struct {
+	Path    string
+	Content string
+}
+
+func sec(name, text string) llm.Section {
+	t := text
+	return llm.Section{Name: name, Text: &t}
+}
+
+// BuildSections assembles the named prompt sections in their canonical
+// order (upstream-spec-core.md §5.1).
+func BuildSections(in PromptInputs) llm.Sections {
+	var out llm.Sections
+	if in.CustomPrompt != "" {
+		out = append(out, sec("preamble", in.CustomPrompt))
+	} else {
+		out = append(out, sec("preamble", DefaultPreamble))
+		names := map[string]bool{}
+		var lines []string
+		for _, t := range in.Tools {
+			names[t.Name] = true
+			if s, ok := toolSnippets[t.Name]; ok {
+				lines = append(lines, "- "+t.Name+": "+s)
+			}
+		}
+		tools := "(none)"
+		if len(lines) > 0 {
+			tools = strings.Join(lines, "\n")
+		}
+		tools += "\n\nIn addition to the tools above, you may have access to other custom tools depending on the project."
+		out = append(out, sec("tools", tools))
+
+		var rules []string
+		seen := map[string]bool{}
+		add := func(r string) {
+			if !seen[r] {
+				seen[r] = true
+				rules = append(rules, "- "+r)
+			}
+		}
+		if (names["bash"] || names["powershell"]) && !names["grep"] && !names["find"] && !names["ls"] {
+			add("Use the shell for file operations like ls, rg and find.")
+		}
+		for _, t := range in.Tools {
+			for _, g := range toolGuidelines[t.Name] {
+				add(g)
+			}
+		}
+		for _, r := range in.ExtraRules {
+			add(r)
+		}
+		add("Be concise in your responses.")
+		add("Show file paths clearly when working with files.")
+		out = append(out, sec("rules", strings.Join(rules, "\n")))
+		out = append(out, sec("docs", "Relay's own documentation: run `relay --help`. Read it only when the user asks about relay itself (its settings, sessions, keybindings or commands)."))
+	}
+	var app []string
+	for _, a := range in.Append {
+		if strings.TrimSpace(a) != "" {
+			app = append(app, a)
+		}
+	}
+	if len(app) > 0 {
+		out = append(out, sec("addendum", strings.Join(app, "\n\n")))
+	}
+	if len(in.ContextFiles) > 0 {
+		parts := []string{"Project-specific instructions and guidelines:"}
+		for _, f := range in.ContextFiles {
+			parts = append(parts, "<project_instructions path=\""+f.Path+"\">\n"+f.Content+"\n</project_instructions>")
+		}
+		out = append(out, sec("project_context", strings.Join(parts, "\n\n")))
+	}
+	cwd := strings.ReplaceAll(in.Cwd, `\`, "/")
+	now := in.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	out = append(out, sec("cwd", "Current working directory: "+cwd+"\nCurrent date: "+now.Format("2006-01-02")))
+	return out
+}
+
+var contextFileNames = []string{"AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
+
+func contextFileIn(dir string) (string, bool) {
+	for _, n := range contextFileNames {
+		p := filepath.Join(dir, n)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// LoadContextFiles finds AGENTS.md/CLAUDE.md: the agent dir's first, then
+// each ancestor from the filesystem root down to cwd, de-duplicated.
+func LoadContextFiles(agentDir, cwd string) []ContextFile {
+	var out []ContextFile
+	seen := map[string]bool{}
+	add := func(p string) {
+		abs, err := filepath.Abs(p)
+		if err != nil || seen[abs] {
+			return
+		}
+		seen[abs] = true
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return
+		}
+		out = append(out, ContextFile{Path: abs, Content: strings.TrimPrefix(string(b), "\ufeff")})
+	}
+	if agentDir != "" {
+		if p, ok := contextFileIn(agentDir); ok {
+			add(p)
+		}
+	}
+	var dirs []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if p, ok := contextFileIn(dirs[i]); ok {
+			add(p)
+		}
+	}
+	return out
+}
+
+// ReadPromptArg returns the contents of v when it names an existing file,
+// else v itself (--system-prompt, --append-system-prompt).
+func ReadPromptArg(v, cwd string) string {
+	p := v
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if b, err := os.ReadFile(p); err == nil {
+			return string(b)
+		}
+	}
+	return v
+}
+
+// SystemPatch returns the system message that turns state into the wanted
+// sections and tools, or nil when nothing changed. Without any previous
+// system state it returns the complete declaration.
+func SystemPatch(state *llm.SystemState, want llm.Sections, tools []llm.ToolSpec, ts int64) *llm.SystemMessage {
+	if state == nil || (len(state.Sections) == 0 && len(state.Tools) == 0 && state.Opaque == "") {
+		return &llm.SystemMessage{Content: llm.StringContent(""), Sections: want, ToolsAdded: append([]llm.ToolSpec{}, tools...), Timestamp: ts}
+	}
+	msg := &llm.SystemMessage{Content: llm.StringContent(""), Timestamp: ts}
+	if state.Opaque != "" && len(state.Sections) == 0 {
+		// An opaque prompt cannot be patched by name: start over.
+		msg.Replace = true
+		msg.Sections = want
+		msg.ToolsAdded = append([]llm.ToolSpec{}, tools...)
+		return msg
+	}
+	have := map[string]string{}
+	for _, s := range state.Sections {
+		if s.Text != nil {
+			have[s.Name] = *s.Text
+		}
+	}
+	wanted := map[string]bool{}
+	for _, s := range want {
+		wanted[s.Name] = true
+		if old, ok := have[s.Name]; !ok || old != *s.Text {
+			msg.Sections = append(msg.Sections, s)
+		}
+	}
+	for _, s := range state.Sections {
+		if !wanted[s.Name] {
+			msg.Sections = append(msg.Sections, llm.Section{Name: s.Name})
+		}
+	}
+	haveTools := map[string]llm.ToolSpec{}
+	for _, t := range state.Tools {
+		haveTools[t.Name] = t
+	}
+	wantTools := map[string]bool{}
+	for _, t := range tools {
+		wantTools[t.Name] = true
+		old, ok := haveTools[t.Name]
+		if !ok || old.Description != t.Description || string(old.Parameters) != string(t.Parameters) {
+			msg.ToolsAdded = append(msg.ToolsAdded, t)
+		}
+	}
+	for _, t := range state.Tools {
+		if !wantTools[t.Name] {
+			msg.ToolsRemoved = append(msg.ToolsRemoved, llm.ToolRef{Name: t.Name})
+		}
+	}
+	if len(msg.Sections) == 0 && len(msg.ToolsAdded) == 0 && len(msg.ToolsRemoved) == 0 {
+		return nil
+	}
+	return msg
+}
