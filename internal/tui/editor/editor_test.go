@@ -118,7 +118,7 @@ func TestJump(t *testing.T) {
 func TestKillRingYankPop(t *testing.T) {
 	e := newEd()
 	typeText(e, "one two three")
-	press(e, "ctrl+w") // "three"
+	press(e, "ctrl+w")        // "three"
 	press(e, "left", "right") // break the kill sequence
 	press(e, "ctrl+w")        // "two "
 	press(e, "ctrl+y")
@@ -349,6 +349,11 @@ func BenchmarkTypeInLargeBuffer(b *testing.B) {
 	k := tea.KeyPressMsg{Code: 'a', Text: "a"}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		if i%80 == 0 { // keep the typed line at a realistic length
+			e.buf.lines[e.buf.cur.row] = nil
+			e.buf.cur.col = 0
+			e.view.invalidate(e.buf.cur.row)
+		}
 		e.HandleKey(k)
 		e.View(80, 10, false)
 	}
