@@ -1,0 +1,84 @@
+package settings
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Lock timing. The lock is a directory "<file>.lock", the same convention
+// as the original's lock library, so relay and the original exclude each
+// other. A lock older than lockStale is left over from a crashed process.
+const (
+	lockAttempts = 50
+	lockDelay    = 20 * time.Millisecond
+	lockStale    = 10 * time.Second
+)
+
+// withFileLock runs fn while holding path's lock.
+func withFileLock(path string, fn func() error) error {
+	lock := path + ".lock"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	for attempt := 0; ; attempt++ {
+		err := os.Mkdir(lock, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("lock %s: %w", path, err)
+		}
+		if st, serr := os.Stat(lock); serr == nil && time.Since(st.ModTime()) > lockStale {
+			_ = os.Remove(lock)
+			continue
+		}
+		if attempt >= lockAttempts {
+			return fmt.Errorf("lock %s: held by another process", path)
+		}
+		time.Sleep(lockDelay)
+	}
+	defer os.Remove(lock)
+	return fn()
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory and a rename, so readers see the old or the new file, never a
+// torn one. An existing file's permissions are kept.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
