@@ -1,0 +1,305 @@
+package responses
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/llm/sse"
+)
+
+// event is one Responses streaming event; only the fields we use.
+type event struct {
+	Type        string          `json:"type"`
+	OutputIndex *int            `json:"output_index"`
+	Item        json.RawMessage `json:"item"`
+	Delta       string          `json:"delta"`
+	Arguments   *string         `json:"arguments"`
+	Response    *response       `json:"response"`
+	Code        json.RawMessage `json:"code"`
+	Message     string          `json:"message"`
+}
+
+type item struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Phase     string `json:"phase"`
+	Namespace string `json:"namespace"`
+}
+
+type response struct {
+	ID     string `json:"id"`
+	Model  string `json:"model"`
+	Status string `json:"status"`
+	Usage  *struct {
+		InputTokens        int `json:"input_tokens"`
+		OutputTokens       int `json:"output_tokens"`
+		InputTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"input_tokens_details"`
+		OutputTokensDetails *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"output_tokens_details"`
+	} `json:"usage"`
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+}
+
+// output tracks one output item being streamed.
+type output struct {
+	kind     string // reasoning, message, function_call
+	idx      int    // content index
+	parts    int    // reasoning summary parts seen
+	streamed int    // argument bytes streamed so far
+}
+
+type streamState struct {
+	b        *llm.MessageBuilder
+	items    map[int]*output
+	last     *output
+	finished bool
+}
+
+func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
+	st := &streamState{b: b, items: map[int]*output{}}
+	var fail *llm.ProviderError
+	err := llm.ReadEvents(body, func(ev sse.Event) bool {
+		data := strings.TrimSpace(ev.Data)
+		if data == "" || data == "[DONE]" {
+			return data == ""
+		}
+		var e event
+		if err := json.Unmarshal([]byte(data), &e); err != nil {
+			fail = llm.MalformedError("responses event", err, data)
+			return false
+		}
+		if e.Type == "" {
+			e.Type = ev.Event
+		}
+		fail = st.apply(&e)
+		return fail == nil && !st.finished
+	})
+	if fail != nil {
+		return b.Fail(fail)
+	}
+	if pe := llm.ErrorFromContext(ctx); pe != nil {
+		return b.Fail(pe)
+	}
+	if st.finished {
+		return b.Finish()
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.EOF
+	}
+	return b.FailWith(ctx, err)
+}
+
+func (st *streamState) lookup(e *event) *output {
+	if e.OutputIndex != nil {
+		if o, ok := st.items[*e.OutputIndex]; ok {
+			return o
+		}
+		return nil
+	}
+	return st.last
+}
+
+func (st *streamState) apply(e *event) *llm.ProviderError {
+	b := st.b
+	switch e.Type {
+	case "response.created", "response.in_progress":
+		if e.Response != nil {
+			if e.Response.ID != "" {
+				b.SetResponseID(e.Response.ID)
+			}
+			b.SetResponseModel(e.Response.Model)
+		}
+	case "response.output_item.added":
+		var it item
+		if err := json.Unmarshal(e.Item, &it); err != nil {
+			return llm.MalformedError("output item", err, string(e.Item))
+		}
+		o := &output{kind: it.Type, idx: -1}
+		switch it.Type {
+		case "reasoning":
+			o.idx = b.StartThinking()
+		case "message":
+			o.idx = b.StartText()
+		case "function_call":
+			o.idx = b.StartToolCall(it.CallID+"|"+it.ID, it.Name)
+			if it.Namespace != "" {
+				b.ToolCall(o.idx).Namespace = it.Namespace
+			}
+			if it.Arguments != "" {
+				b.AppendToolCallArgs(o.idx, it.Arguments)
+				o.streamed = len(it.Arguments)
+			}
+		default:
+			return nil // web search calls etc.: not ours to show
+		}
+		if e.OutputIndex != nil {
+			st.items[*e.OutputIndex] = o
+		}
+		st.last = o
+	case "response.reasoning_summary_part.added":
+		if o := st.lookup(e); o != nil && o.kind == "reasoning" {
+			// Parts are separated by a blank line, as in the final summary.
+			if o.parts > 0 {
+				b.AppendThinking(o.idx, "\n\n")
+			}
+			o.parts++
+		}
+	case "response.reasoning_summary_text.delta":
+		if o := st.lookup(e); o != nil && o.kind == "reasoning" {
+			if o.parts == 0 {
+				o.parts = 1
+			}
+			b.AppendThinking(o.idx, e.Delta)
+		}
+	case "response.output_text.delta", "response.refusal.delta":
+		if o := st.lookup(e); o != nil && o.kind == "message" {
+			b.AppendText(o.idx, e.Delta)
+		}
+	case "response.function_call_arguments.delta":
+		if o := st.lookup(e); o != nil && o.kind == "function_call" {
+			b.AppendToolCallArgs(o.idx, e.Delta)
+			o.streamed += len(e.Delta)
+		}
+	case "response.function_call_arguments.done":
+		if o := st.lookup(e); o != nil && o.kind == "function_call" && e.Arguments != nil {
+			st.catchUpArgs(o, *e.Arguments)
+		}
+	case "response.output_item.done":
+		return st.itemDone(e)
+	case "response.completed", "response.incomplete":
+		st.complete(e.Response)
+	case "response.failed":
+		msg := "Unknown error (no error details in response)"
+		if r := e.Response; r != nil {
+			switch {
+			case r.Error != nil:
+				code := r.Error.Code
+				if code == "" {
+					code = "unknown"
+				}
+				msg = code + ": " + r.Error.Message
+			case r.IncompleteDetails != nil && r.IncompleteDetails.Reason != "":
+				msg = "incomplete: " + r.IncompleteDetails.Reason
+			}
+			st.setUsage(r)
+		}
+		code := ""
+		if r := e.Response; r != nil && r.Error != nil {
+			code = r.Error.Code
+		}
+		pe := llm.StreamError(code, msg)
+		pe.Message = msg
+		return pe
+	case "error":
+		code := strings.Trim(string(e.Code), `"`)
+		if code == "null" {
+			code = ""
+		}
+		return llm.StreamError(code, e.Message)
+	}
+	return nil
+}
+
+// catchUpArgs appends whatever part of the final arguments did not stream
+// as deltas (some servers only send the done event).
+func (st *streamState) catchUpArgs(o *output, args string) {
+	if o.streamed < len(args) {
+		st.b.AppendToolCallArgs(o.idx, args[o.streamed:])
+		o.streamed = len(args)
+	}
+}
+
+func (st *streamState) itemDone(e *event) *llm.ProviderError {
+	b := st.b
+	o := st.lookup(e)
+	if o == nil {
+		return nil
+	}
+	var it item
+	if err := json.Unmarshal(e.Item, &it); err != nil {
+		return llm.MalformedError("output item", err, string(e.Item))
+	}
+	switch o.kind {
+	case "reasoning":
+		// The whole item (summary and encrypted_content) is the replay
+		// signature: it goes back verbatim as an input item.
+		b.SetThinkingSignature(o.idx, string(compact(e.Item)))
+		b.EndThinking(o.idx)
+	case "message":
+		b.SetTextSignature(o.idx, encodeTextSignature(it.ID, it.Phase))
+		b.EndText(o.idx)
+	case "function_call":
+		if tc := b.ToolCall(o.idx); tc != nil && it.CallID != "" {
+			tc.ID = it.CallID + "|" + it.ID
+		}
+		if it.Arguments != "" {
+			st.catchUpArgs(o, it.Arguments)
+		}
+		b.EndToolCall(o.idx)
+	}
+	return nil
+}
+
+func compact(raw json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return raw
+	}
+	return buf.Bytes()
+}
+
+func (st *streamState) setUsage(r *response) {
+	if r.Usage == nil {
+		return
+	}
+	cached := 0
+	if d := r.Usage.InputTokensDetails; d != nil {
+		cached = d.CachedTokens
+	}
+	u := llm.Usage{Input: max(0, r.Usage.InputTokens-cached), Output: r.Usage.OutputTokens, CacheRead: cached}
+	if d := r.Usage.OutputTokensDetails; d != nil {
+		u.Reasoning = d.ReasoningTokens
+	}
+	st.b.SetUsage(u)
+}
+
+func (st *streamState) complete(r *response) {
+	st.finished = true
+	b := st.b
+	if r == nil {
+		return
+	}
+	if r.ID != "" {
+		b.SetResponseID(r.ID)
+	}
+	st.setUsage(r)
+	reason := llm.StopStop
+	switch r.Status {
+	case "incomplete":
+		reason = llm.StopLength
+	case "failed", "cancelled":
+		reason = llm.StopError
+		b.Message().ErrorMessage = "response " + r.Status
+	}
+	if reason == llm.StopStop && len(b.Message().ToolCalls()) > 0 {
+		reason = llm.StopToolUse
+	}
+	b.SetStopReason(reason, r.Status)
+}
