@@ -225,6 +225,29 @@ func cleanValue(n *node, v any, path, file string, diags *[]Diagnostic) (any, bo
 		return nil, false
 	}
 	switch {
+	case n.strOr != nil:
+		if str, ok := v.(string); ok && str != "" {
+			return v, true
+		}
+		o, ok := v.(*Object)
+		if !ok {
+			return bad("a non-empty string or an object")
+		}
+		for _, k := range n.required {
+			if _, has := o.Get(k); !has {
+				*diags = append(*diags, Diagnostic{File: file, Key: path + "." + k, Severity: SeverityError,
+					Message: "required; the entry is ignored"})
+				return nil, false
+			}
+		}
+		before := len(*diags)
+		cv, ok := cleanValue(n.strOr, v, path, file, diags)
+		// A bad filter would silently widen or narrow what loads: drop
+		// the whole entry instead.
+		if ok && hasErrors((*diags)[before:]) {
+			return nil, false
+		}
+		return cv, ok
 	case n.leaf != nil:
 		if want, ok := n.leaf(v); !ok {
 			return bad(want)
@@ -235,14 +258,26 @@ func cleanValue(n *node, v any, path, file string, diags *[]Diagnostic) (any, bo
 		if !ok {
 			return bad("an array")
 		}
+		// One bad element rejects the list: a partial tool or resource
+		// list would mean something the user did not write.
+		good := true
+		before := len(*diags)
+		out := make([]any, 0, len(arr))
 		for i, e := range arr {
-			if _, ok := cleanValue(n.list, e, fmt.Sprintf("%s[%d]", path, i), file, diags); !ok {
-				// One bad element rejects the list: a partial tool or
-				// resource list would mean something the user did not write.
-				return nil, false
-			}
+			cv, ok := cleanValue(n.list, e, fmt.Sprintf("%s[%d]", path, i), file, diags)
+			good = good && ok
+			out = append(out, cv)
 		}
-		return v, true
+		if !good {
+			for i := before; i < len(*diags); i++ {
+				if d := &(*diags)[i]; d.Severity == SeverityError {
+					d.Message = strings.TrimSuffix(strings.TrimSuffix(d.Message, "; ignored"), "; the entry is ignored") +
+						"; the whole " + path + " list is ignored"
+				}
+			}
+			return nil, false
+		}
+		return out, true
 	default:
 		o, ok := v.(*Object)
 		if !ok {

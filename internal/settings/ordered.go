@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // Object is a JSON object that remembers its key order, so a settings file
@@ -204,7 +203,7 @@ func parseOrdered(data []byte) (any, error) {
 			off = int64(len(data))
 		}
 		line, col := lineCol(data, off)
-		return nil, &SyntaxError{Line: line, Column: col, Msg: strings.TrimPrefix(msg, "invalid character ")}
+		return nil, &SyntaxError{Line: line, Column: col, Msg: msg}
 	}
 	return v, nil
 }

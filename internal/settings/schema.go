@@ -19,6 +19,10 @@ type node struct {
 	elem   *node
 	list   *node
 	leaf   func(v any) (expected string, ok bool)
+	// strOr accepts a non-empty string, or an object validated by strOr
+	// whose required keys are present (packages entries).
+	strOr    *node
+	required []string
 }
 
 func obj(fields map[string]*node) *node { return &node{fields: fields} }
@@ -203,7 +207,14 @@ func buildSchema() *node {
 		"npmCommand":         listOf(str()),
 
 		// Resources.
-		"packages":            listOf(&node{leaf: packageSource}),
+		"packages": listOf(&node{required: []string{"source"}, strOr: obj(map[string]*node{
+			"source":     str(),
+			"autoload":   boolean(),
+			"extensions": strs,
+			"skills":     strs,
+			"prompts":    strs,
+			"themes":     strs,
+		})}),
 		"extensions":          strs,
 		"skills":              strs,
 		"prompts":             strs,
@@ -303,45 +314,6 @@ func isInt(lo, hi int64) func(any) bool {
 		}
 		return int64(f) >= lo && int64(f) <= hi
 	}
-}
-
-// packageSource accepts "source" or {source, autoload?, extensions?,
-// skills?, prompts?, themes?} (packages.md "Select package resources").
-func packageSource(v any) (string, bool) {
-	const want = `a package source string or an object {"source": string, "autoload"?: boolean, "extensions"|"skills"|"prompts"|"themes"?: string[]}`
-	switch x := v.(type) {
-	case string:
-		return want, x != ""
-	case *Object:
-		src, ok := x.Get("source")
-		if s, isStr := src.(string); !ok || !isStr || s == "" {
-			return want, false
-		}
-		for _, k := range x.Keys() {
-			val, _ := x.Get(k)
-			switch k {
-			case "source":
-			case "autoload":
-				if !isBool(val) {
-					return want, false
-				}
-			case "extensions", "skills", "prompts", "themes":
-				arr, ok := val.([]any)
-				if !ok {
-					return want, false
-				}
-				for _, e := range arr {
-					if _, ok := e.(string); !ok {
-						return want, false
-					}
-				}
-			default:
-				return want, false
-			}
-		}
-		return want, true
-	}
-	return want, false
 }
 
 // describe renders a rejected value for a diagnostic, shortened.

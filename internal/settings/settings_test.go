@@ -40,8 +40,10 @@ func newEnv(t *testing.T) env {
 	return e
 }
 
-func (e env) user(t *testing.T, s string)    { writeFile(t, filepath.Join(e.agent, "settings.json"), s) }
-func (e env) project(t *testing.T, s string) { writeFile(t, filepath.Join(e.cwd, ".relay", "settings.json"), s) }
+func (e env) user(t *testing.T, s string) { writeFile(t, filepath.Join(e.agent, "settings.json"), s) }
+func (e env) project(t *testing.T, s string) {
+	writeFile(t, filepath.Join(e.cwd, ".relay", "settings.json"), s)
+}
 func (e env) load(trusted bool) (*Settings, []Diagnostic) {
 	return Load(LoadOptions{AgentDir: e.agent, Cwd: e.cwd, ProjectTrusted: trusted})
 }
