@@ -1,0 +1,162 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/google/uuid"
+)
+
+// migrateRecords brings the records of a v1 or v2 file to v3, editing only
+// the members that change so everything else survives byte for byte:
+//   - v1 -> v2: entries form a linear chain; each gets an id and parentId,
+//     and a compaction's firstKeptEntryIndex becomes firstKeptEntryId;
+//   - v2 -> v3: the message role "hookMessage" becomes "custom".
+//
+// Corrupt records are kept verbatim (they stay corrupt and are reported).
+// The header is updated in place to version 3.
+func migrateRecords(h *Header, body []record) []record {
+	out := make([]record, len(body))
+	copy(out, body)
+	if h.Version < 2 {
+		// Index i of the original file's parsed records (header = 0) maps to
+		// the id given to that record, for firstKeptEntryIndex.
+		ids := make(map[string]bool, len(out))
+		byIndex := make([]string, len(out)+1)
+		for i, r := range out {
+			if r.err != nil {
+				continue
+			}
+			id := newEntryID(ids)
+			ids[id] = true
+			byIndex[i+1] = id
+		}
+		prev := "null"
+		for i, r := range out {
+			if r.err != nil {
+				continue
+			}
+			id := byIndex[i+1]
+			set := map[string][]byte{"id": quote(id), "parentId": []byte(prev)}
+			order := []string{"id", "parentId"}
+			var drop []string
+			if t, _ := findString(r.b, r.ms, "type"); t == TypeCompaction {
+				if v, ok := find(r.b, r.ms, "firstKeptEntryIndex"); ok {
+					drop = append(drop, "firstKeptEntryIndex")
+					if n, err := strconv.Atoi(string(v)); err == nil && n >= 1 && n < len(byIndex) && byIndex[n] != "" {
+						set["firstKeptEntryId"] = quote(byIndex[n])
+						order = append(order, "firstKeptEntryId")
+					}
+				}
+			}
+			out[i] = rescan(r, rewriteObject(r.b, r.ms, drop, set, order))
+			prev = string(quote(id))
+		}
+	}
+	if h.Version < 3 {
+		for i, r := range out {
+			if r.err != nil {
+				continue
+			}
+			if t, _ := findString(r.b, r.ms, "type"); t != TypeMessage {
+				continue
+			}
+			for _, m := range r.ms {
+				if m.key != "message" {
+					continue
+				}
+				mv := r.b[m.valStart:m.valEnd]
+				mms, err := scanObject(mv)
+				if err != nil {
+					break
+				}
+				if role, _ := findString(mv, mms, "role"); role != "hookMessage" {
+					break
+				}
+				newMsg := rewriteObject(mv, mms, nil, map[string][]byte{"role": quote("custom")}, nil)
+				out[i] = rescan(r, rewriteObject(r.b, r.ms, nil, map[string][]byte{"message": newMsg}, nil))
+			}
+		}
+	}
+	hms, _ := scanObject(h.raw)
+	h.raw = rewriteObject(h.raw, hms, nil, map[string][]byte{"version": []byte(strconv.Itoa(CurrentVersion))}, []string{"version"})
+	h.Version = CurrentVersion
+	return out
+}
+
+func rescan(r record, b []byte) record {
+	ms, err := scanObject(b)
+	return record{line: r.line, b: b, ms: ms, err: err}
+}
+
+func quote(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// randomID yields candidate entry ids; tests replace it for stable goldens.
+var randomID = func() string { return uuid.NewString()[:8] }
+
+// newEntryID returns 8 hex chars not in taken (a full UUID after 100
+// collisions, as the original does).
+func newEntryID(taken map[string]bool) string {
+	for range 100 {
+		id := randomID()
+		if !taken[id] {
+			return id
+		}
+	}
+	return uuid.NewString()
+}
+
+// writeFileAtomic replaces path with lines (each followed by LF): a temp
+// file beside it, fsync, rename over, fsync of the directory. A crash at any
+// point leaves either the old file or the new one, never half of one.
+func writeFileAtomic(path string, lines [][]byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("rewrite session %s: %w", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	buf := make([]byte, 0, size)
+	for _, l := range lines {
+		buf = append(buf, l...)
+		buf = append(buf, '\n')
+	}
+	if _, err := f.Write(buf); err != nil {
+		return fmt.Errorf("rewrite session %s: %w", path, err)
+	}
+	if st, err := os.Stat(path); err == nil {
+		_ = f.Chmod(st.Mode().Perm())
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("rewrite session %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("rewrite session %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rewrite session %s: %w", path, err)
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// Severity of a Problem found while reading a session file.
+type Severity int
+
+const (
+	// Warning: recoverable crash residue (torn final record, NUL padding).
+	Warning Severity = iota
+	// Error: a corrupt record in the middle of the file, a broken parent
+	// link or a duplicate id. The rest of the file is still read.
+	Error
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Problem is one finding of the tolerant reader, with its line number.
+type Problem struct {
+	Path     string
+	Line     int
+	Severity Severity
+	Msg      string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s", p.Path, p.Line, p.Severity, p.Msg)
+}
+
+// ErrNotSession reports a file that is not a relay session.
+var ErrNotSession = errors.New("not a relay session")
+
+// ErrNewerVersion reports a session written by a newer relay.
+var ErrNewerVersion = errors.New("session version is newer than this relay supports")
+
+// fileData is a parsed session file.
+type fileData struct {
+	path     string
+	header   *Header
+	entries  []*Entry
+	problems []Problem
+	// endsClean is false when the file's last byte is not LF, so the next
+	// append must start with one to begin a fresh line.
+	endsClean bool
+	// migrated is the version the file had before it was migrated to v3
+	// (0 when no migration ran).
+	migratedFrom int
+	// lines are the records of a migrated file (header first), to write back.
+	lines [][]byte
+}
+
+// record is one non-blank line of a file.
+type record struct {
+	line int
+	b    []byte
+	ms   []member
+	err  error
+}
+
+// splitRecords splits data on LF only (U+2028 and friends are valid inside
+// JSON strings) and scans every line's structure. Lines of any length are
+// fine: data is one buffer and records are subslices of it.
+func splitRecords(path string, data []byte) (recs []record, problems []Problem, endsClean bool, torn []byte) {
+	endsClean = len(data) == 0 || data[len(data)-1] == '\n'
+	line := 0
+	for start := 0; start < len(data); {
+		line++
+		end := bytes.IndexByte(data[start:], '\n')
+		last := end < 0
+		if last {
+			end = len(data)
+		} else {
+			end += start
+		}
+		raw := data[start:end]
+		start = end + 1
+		b, hadNUL := trimRecord(raw)
+		if hadNUL {
+			problems = append(problems, Problem{path, line, Warning, "NUL bytes (crash residue) skipped"})
+		}
+		if len(b) == 0 {
+			continue
+		}
+		ms, err := scanObject(b)
+		if err != nil && last && !endsClean {
+			problems = append(problems, Problem{path, line, Warning, "incomplete final record (torn write) skipped: " + err.Error()})
+			torn = b
+			continue
+		}
+		recs = append(recs, record{line: line, b: b, ms: ms, err: err})
+	}
+	return recs, problems, endsClean, torn
+}
+
+// trimRecord strips whitespace, CR and the NUL padding a crash can leave
+// at the end of a file (or before a record appended after such a crash).
+// Raw NUL bytes are never valid JSON, so any of them is crash residue.
+func trimRecord(b []byte) ([]byte, bool) {
+	hadNUL := bytes.IndexByte(b, 0) >= 0
+	return bytes.Trim(b, " \t\r\x00"), hadNUL
+}
+
+// readSessionFile reads and parses path. Missing files, directories and
+// files that are not sessions get clear errors naming the file.
+func readSessionFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("session file %s does not exist", path)
+		}
+		return nil, fmt.Errorf("read session %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("session file %s is a directory", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// parseSession parses a whole session file held in data. An empty (or
+// blank) file yields a nil header and no error.
+func parseSession(path string, data []byte) (*fileData, error) {
+	recs, problems, endsClean, torn := splitRecords(path, data)
+	fd := &fileData{path: path, problems: problems, endsClean: endsClean}
+	hi := -1
+	for i, r := range recs {
+		if r.err != nil {
+			fd.problems = append(fd.problems, Problem{path, r.line, Error, "corrupt record: " + r.err.Error()})
+			continue
+		}
+		h, ok := parseHeader(r.b, r.ms)
+		if !ok {
+			t, _ := findString(r.b, r.ms, "type")
+			if t == "" {
+				t = "untyped"
+			}
+			return nil, fmt.Errorf("%w: %s line %d: first record is a %q record, not a session header", ErrNotSession, path, r.line, t)
+		}
+		fd.header = h
+		hi = i
+		break
+	}
+	if fd.header == nil {
+		if len(recs) == 0 {
+			return fd, nil
+		}
+		return nil, fmt.Errorf("%w: %s line %d: no readable session header", ErrNotSession, path, recs[0].line)
+	}
+	if fd.header.Version > CurrentVersion {
+		return nil, fmt.Errorf("%w: %s line %d: version %d (this relay reads up to %d); upgrade relay to open it", ErrNewerVersion, path, recs[hi].line, fd.header.Version, CurrentVersion)
+	}
+	body := recs[hi+1:]
+	if fd.header.Version < CurrentVersion {
+		fd.migratedFrom = fd.header.Version
+		body = migrateRecords(fd.header, body)
+		// Everything is written back, including what could not be parsed.
+		fd.lines = append(fd.lines, fd.header.raw)
+		for _, r := range body {
+			fd.lines = append(fd.lines, r.b)
+		}
+		if torn != nil {
+			fd.lines = append(fd.lines, torn)
+		}
+	}
+	fd.entries = make([]*Entry, 0, len(body))
+	for _, r := range body {
+		if r.err != nil {
+			fd.problems = append(fd.problems, Problem{path, r.line, Error, "corrupt record: " + r.err.Error()})
+			continue
+		}
+		if t, _ := findString(r.b, r.ms, "type"); t == TypeSession {
+			fd.problems = append(fd.problems, Problem{path, r.line, Error, "unexpected second session header skipped"})
+			continue
+		}
+		e, err := entryFromMembers(r.b, r.ms, r.line)
+		if err != nil {
+			fd.problems = append(fd.problems, Problem{path, r.line, Error, err.Error()})
+			continue
+		}
+		if e.bodyErr != nil {
+			fd.problems = append(fd.problems, Problem{path, r.line, Error, e.bodyErr.Error()})
+		}
+		fd.entries = append(fd.entries, e)
+	}
+	fd.problems = append(fd.problems, treeProblems(path, fd.entries)...)
+	sortProblems(fd.problems)
+	return fd, nil
+}
+
+// treeProblems reports duplicate ids and parent ids that name no entry.
+func treeProblems(path string, entries []*Entry) []Problem {
+	var out []Problem
+	first := make(map[string]int, len(entries))
+	for _, e := range entries {
+		if l, dup := first[e.ID]; dup {
+			out = append(out, Problem{path, e.Line, Error, fmt.Sprintf("duplicate entry id %q (first at line %d); the later entry wins", e.ID, l)})
+			continue
+		}
+		first[e.ID] = e.Line
+	}
+	for _, e := range entries {
+		if e.ParentID != "" {
+			if _, ok := first[e.ParentID]; !ok {
+				out = append(out, Problem{path, e.Line, Error, fmt.Sprintf("entry %q has unknown parent %q; treated as a root", e.ID, e.ParentID)})
+			}
+		}
+	}
+	return out
+}
+
+func sortProblems(ps []Problem) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].Line < ps[j-1].Line; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
