@@ -1,0 +1,125 @@
+package theme
+
+import (
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltins(t *testing.T) {
+	for _, n := range []string{"dark", "light"} {
+		th := Builtin(n)
+		if th == nil || th.Appearance != n {
+			t.Fatalf("builtin %s", n)
+		}
+		for _, r := range requiredRoles {
+			if th.Color(r).Kind != RGB {
+				t.Errorf("%s.%s not resolved", n, r)
+			}
+		}
+	}
+	if got := Builtin("dark").Fg("error", "x"); !strings.HasPrefix(got, "\x1b[38;2;") || !strings.HasSuffix(got, "x\x1b[39m") {
+		t.Errorf("Fg = %q", got)
+	}
+}
+
+const minimal = `"accent":"#f0f","border":"#00f","borderAccent":"#f0f","borderMuted":"#777","success":"#0f0",
+"error":"#f00","warning":"#ff0","muted":"#888","dim":"#666","text":"","thinkingText":"#888","selectedBg":"#224",
+"userMessageBg":"bg","userMessageText":"","customMessageBg":"#202","customMessageText":"#888","customMessageLabel":"#f0f",
+"toolPendingBg":"#222","toolSuccessBg":"#020","toolErrorBg":"#200","toolTitle":"","toolOutput":"#888",
+"mdHeading":"#ff0","mdLink":"#00f","mdLinkUrl":"#888","mdCode":"#f0f","mdCodeBlock":"#0f0","mdCodeBlockBorder":"#888",
+"mdQuote":"#888","mdQuoteBorder":"#888","mdHr":"#888","mdListBullet":"#f0f","toolDiffAdded":"#0f0","toolDiffRemoved":"#f00",
+"toolDiffContext":"#888","syntaxComment":"#888","syntaxKeyword":"#00f","syntaxFunction":"#ff0","syntaxVariable":"#0ff",
+"syntaxString":"#ff0","syntaxNumber":"#0f0","syntaxType":"#f0f","syntaxOperator":"#888","syntaxPunctuation":"#888",
+"thinkingOff":"#444","thinkingMinimal":"#555","thinkingLow":"#00f","thinkingMedium":"oklch(60% 0.15 300)",
+"thinkingHigh":"okhsl(295 73% 59%)","thinkingXhigh":200,"bashMode":"#0f0"`
+
+func TestParseCustom(t *testing.T) {
+	th, err := Parse([]byte(`{"name":"mine","vars":{"bg":"base","base":"#101010"},"colors":{` + minimal + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.Appearance != "dark" {
+		t.Errorf("appearance %q", th.Appearance)
+	}
+	if c := th.Color("userMessageBg"); c.Hex() != "#101010" {
+		t.Errorf("var chain = %s", c.Hex())
+	}
+	if th.Color("text").Kind != Default || th.FgSeq("text") != "" {
+		t.Error(`"" should be terminal default`)
+	}
+	if c := th.Color("thinkingXhigh"); c.Kind != Index || c.Index != 200 {
+		t.Errorf("index = %+v", c)
+	}
+	// Optional roles fall back.
+	if th.Color("thinkingMax") != th.Color("thinkingXhigh") || th.Color("searchMatchBg") != th.Color("selectedBg") {
+		t.Error("optional fallbacks")
+	}
+	if th.ExportColor("pageBg") != th.Color("userMessageBg") {
+		t.Error("export fallback")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := map[string]string{
+		`{"colors":{}}`:                           "missing name",
+		`{"name":"a/b","colors":{}}`:              "contains /",
+		`{"name":"system","colors":{}}`:           "reserved",
+		`{"name":"x"}`:                            "missing colors",
+		`{"name":"x","colors":{"accent":"#fff"}}`: "is required",
+		`{"name":"x","vars":{"bg":"nope"},"colors":{` + minimal + `}}`:       `unknown colour or variable "nope"`,
+		`{"name":"x","vars":{"bg":"a","a":"bg"},"colors":{` + minimal + `}}`: "circular",
+		`{"name":"x","vars":{"bg":300},"colors":{` + minimal + `}}`:          "out of 0-255",
+	}
+	for in, want := range tests {
+		_, err := Parse([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", in[:min(40, len(in))], err, want)
+		}
+	}
+}
+
+func TestLoadDirAndSelect(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "mine.json"), []byte(`{"name":"mine","vars":{"bg":"#fafafa"},"colors":{`+minimal+`}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"name":"bad"}`), 0o644)
+	themes, errs := LoadDir(dir)
+	if len(themes) != 1 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "bad.json") {
+		t.Fatalf("themes %d errs %v", len(themes), errs)
+	}
+	if themes[0].Appearance != "light" {
+		t.Errorf("detected appearance %q", themes[0].Appearance)
+	}
+	custom := map[string]*Theme{"mine": themes[0]}
+	dark := Terminal{Background: color.RGBA{10, 10, 10, 255}}
+	light := Terminal{Background: color.RGBA{250, 250, 250, 255}}
+	if Select("mine", dark, custom).Name != "mine" {
+		t.Error("custom")
+	}
+	if Select("light/dark", dark, custom).Name != "dark" || Select("light/dark", light, custom).Name != "light" {
+		t.Error("pair")
+	}
+	if s := Select("", light, custom); s.Name != "system" || s.Appearance != "light" {
+		t.Errorf("system light = %s %s", s.Name, s.Appearance)
+	}
+	if s := Select("system", Terminal{}, nil); s.Color("error").Kind != Index {
+		t.Error("ANSI fallback without a reported background")
+	}
+}
+
+func TestIsDark(t *testing.T) {
+	if !(Terminal{}).IsDark() {
+		t.Error("default dark")
+	}
+	if (Terminal{ColorFGBG: "0;15"}).IsDark() {
+		t.Error("COLORFGBG light")
+	}
+	if !(Terminal{ColorFGBG: "15;0"}).IsDark() {
+		t.Error("COLORFGBG dark")
+	}
+	if (Terminal{AppearanceHint: "light"}).IsDark() {
+		t.Error("hint")
+	}
+}
