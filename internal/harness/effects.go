@@ -1,0 +1,357 @@
+package harness
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// EffectKind is what a tool call does to the world.
+type EffectKind string
+
+const (
+	// EffectRead observes state (files, search, listings).
+	EffectRead EffectKind = "read"
+	// EffectWrite changes local working state reversibly (edit, write a file).
+	EffectWrite EffectKind = "write"
+	// EffectExecute runs a command whose effect is not otherwise known.
+	EffectExecute EffectKind = "execute"
+	// EffectVerify runs a check whose outcome is evidence (tests, type check,
+	// build, lint) with an unmasked exit code.
+	EffectVerify EffectKind = "verify"
+	// EffectDestructive changes local state in a way that is hard to reverse.
+	EffectDestructive EffectKind = "destructive"
+	// EffectExternal changes state outside the workspace (push, publish, deploy).
+	EffectExternal EffectKind = "external"
+)
+
+// IsMutation reports whether the effect changes state.
+func (k EffectKind) IsMutation() bool {
+	return k == EffectWrite || k == EffectDestructive || k == EffectExternal
+}
+
+// NeedsAuthorization reports whether the effect needs the developer's approval.
+func (k EffectKind) NeedsAuthorization() bool {
+	return k == EffectDestructive || k == EffectExternal
+}
+
+// Effect is the classification of one tool call.
+type Effect struct {
+	Kind EffectKind `json:"kind"`
+	// Paths the call reads or writes, as given in its arguments.
+	Paths []string `json:"paths,omitempty"`
+	// Command of a shell tool.
+	Command string `json:"command,omitempty"`
+	// Reason of a destructive or external classification.
+	Reason string `json:"reason,omitempty"`
+	// MaskedCheck is set when the command runs a check whose exit code is
+	// masked (`| tail`, `|| true`, `; echo`), which is why it is not verify.
+	MaskedCheck bool `json:"maskedCheck,omitempty"`
+}
+
+var (
+	readTools  = setOf("read", "grep", "find", "ls", "glob", "search", "list", "cat", "view")
+	writeTools = setOf("write", "edit", "multiedit", "multi_edit", "apply_patch", "patch", "notebook_edit")
+	shellTools = setOf("bash", "shell", "sh", "powershell", "pwsh", "exec", "terminal", "run")
+)
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// Classify classifies a tool call by tool name and arguments. Shell tools are
+// classified by their command (argument command, cmd or script); unknown
+// tools are execute. verifyCommands are the project's declared checks: when
+// non-empty only they count as verification.
+func Classify(toolName string, args json.RawMessage, verifyCommands []string) Effect {
+	var m map[string]any
+	if len(args) > 0 {
+		_ = json.Unmarshal(args, &m) // malformed arguments classify as if empty
+	}
+	var paths []string
+	if p := stringArg(m, "path", "file_path", "filePath", "file", "notebook_path"); p != "" {
+		paths = []string{p}
+	}
+	name := strings.ToLower(toolName)
+	switch {
+	case shellTools[name]:
+		e := ClassifyCommand(stringArg(m, "command", "cmd", "script"), verifyCommands)
+		e.Paths = paths
+		return e
+	case writeTools[name]:
+		return Effect{Kind: EffectWrite, Paths: paths}
+	case readTools[name]:
+		return Effect{Kind: EffectRead, Paths: paths}
+	}
+	return Effect{Kind: EffectExecute, Paths: paths}
+}
+
+func stringArg(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+type commandRule struct {
+	re     *regexp.Regexp
+	kind   EffectKind
+	reason string
+	// except rejects a match by what follows it (RE2 has no look-ahead).
+	except func(rest string) bool
+}
+
+// commandRules are ordered: the first match wins, so force push precedes
+// plain push. They are built on first use.
+var commandRules = sync.OnceValue(func() []commandRule {
+	d, x := EffectDestructive, EffectExternal
+	r := func(p string, k EffectKind, reason string) commandRule {
+		return commandRule{re: regexp.MustCompile(p), kind: k, reason: reason}
+	}
+	rebase := r(`\bgit\s+rebase\b`, d, "rebase rewrites history")
+	rebaseCtl := regexp.MustCompile(`^\s+--(?:continue|abort|skip|quit)\b`)
+	rebase.except = rebaseCtl.MatchString
+	return []commandRule{
+		r(`\bgit\s+push\b[^\n;&|]*(?:\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)`, d, "force push rewrites remote history"),
+		r(`\bgit\s+reset\s+[^\n;&|]*--hard\b`, d, "git reset --hard discards uncommitted work"),
+		r(`\bgit\s+clean\s+[^\n;&|]*-[a-zA-Z]*f`, d, "git clean -f deletes untracked files"),
+		r(`\bgit\s+checkout\s+(?:--\s+)?\.(?:\s|$)`, d, "git checkout . discards uncommitted changes"),
+		r(`\bgit\s+restore\s+(?:[^\n;&|]*\s)?\.(?:\s|$)`, d, "git restore . discards uncommitted changes"),
+		r(`\bgit\s+stash\s+(?:drop|clear)\b`, d, "git stash drop/clear deletes stashed work"),
+		r(`\bgit\s+branch\s+[^\n;&|]*-D\b`, d, "git branch -D deletes an unmerged branch"),
+		r(`\bgit\s+(?:filter-branch|filter-repo)\b`, d, "history rewrite"),
+		rebase,
+		// Any flag of the rm, not only the first: `rm -f -r dir` is recursive too.
+		r(`\brm(?:\s+[^\s;&|]+)*?\s+(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b`, d, "recursive delete"),
+		r(`(?i)\bRemove-Item\b[^\n;|]*-Recurse\b`, d, "recursive delete"),
+		r(`(?i)\b(?:rmdir|rd)\s+/s\b`, d, "recursive delete"),
+		r(`(?i)\bdel\s+[^\n;&|]*/s\b`, d, "recursive delete"),
+		r(`\bfind\b[^\n;&|]*\s-delete\b`, d, "find -delete"),
+		r(`\b(?:mkfs|shred|dd\s+if=)`, d, "low-level disk write"),
+		r(`(?i)\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA)|TRUNCATE\s+TABLE)\b`, d, "destructive SQL"),
+		r(`(?i)\bDELETE\s+FROM\s+\S+\s*(?:;|$|")`, d, "DELETE without WHERE"),
+		r(`\bgit\s+push\b`, x, "git push changes the remote"),
+		r(`\b(?:npm|pnpm|yarn|bun)\s+publish\b`, x, "package publish"),
+		r(`\b(?:cargo|twine|gem|dotnet\s+nuget)\s+(?:publish|upload|push)\b`, x, "package publish"),
+		r(`\bgh\s+(?:pr\s+(?:create|merge|close|comment|review)|issue\s+(?:create|close|comment)|release\s+create|repo\s+(?:create|delete))\b`, x, "GitHub write operation"),
+		r(`\b(?:kubectl\s+(?:apply|delete|scale|rollout)|helm\s+(?:install|upgrade|uninstall)|terraform\s+(?:apply|destroy)|pulumi\s+(?:up|destroy))\b`, x, "infrastructure change"),
+		r(`\bdocker\s+push\b`, x, "image push"),
+		r(`\b(?:vercel|netlify|fly|firebase)\s+deploy\b|\bvercel\s+--prod\b`, x, "deploy"),
+		r(`(?i)\bcurl\b[^\n;&|]*\s(?:-X\s*|--request[\s=]+)(?:POST|PUT|PATCH|DELETE)\b`, x, "remote write request"),
+	}
+})
+
+func (r commandRule) match(cmd string) bool {
+	if r.except == nil {
+		return r.re.MatchString(cmd)
+	}
+	for _, loc := range r.re.FindAllStringIndex(cmd, -1) {
+		if !r.except(cmd[loc[1]:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyRe recognizes common test, type-check, build and lint commands when
+// the project declares none.
+var verifyRe = lazyRe(`\b(?:test|tests|vitest|jest|mocha|pytest|unittest|tox|nox|rspec|phpunit|go\s+(?:test|vet|build)|cargo\s+(?:test|check|build|clippy)|tsc|mypy|pyright|ruff|eslint|biome|prettier\s+--check|lint|typecheck|type-check|check|build|make|ctest|gradle|mvn|dotnet\s+(?:test|build)|swift\s+(?:test|build)|node\s+--test)\b`)
+
+var (
+	pipefailRe = lazyRe(`\bpipefail\b`)
+	declaredRe sync.Map // declared command -> *regexp.Regexp
+)
+
+// ClassifyCommand classifies a shell command line.
+//
+// Destructive and external rules are textual, with one refinement: the
+// arguments of echo/printf/Write-Host/Write-Output whose output is not piped
+// into another command are only printed, so `echo "rm -rf /"` is not a
+// delete, while `echo "DROP TABLE t" | psql` still is.
+func ClassifyCommand(command string, verifyCommands []string) Effect {
+	text := maskPrintedText(command)
+	for _, rule := range commandRules() {
+		if rule.match(text) {
+			return Effect{Kind: rule.kind, Command: command, Reason: rule.reason}
+		}
+	}
+	end := lastCheckEnd(text, verifyCommands)
+	switch {
+	case end < 0:
+		return Effect{Kind: EffectExecute, Command: command}
+	case masksExitCode(command, end):
+		return Effect{Kind: EffectExecute, Command: command, MaskedCheck: true}
+	}
+	return Effect{Kind: EffectVerify, Command: command}
+}
+
+// masksExitCode reports whether what follows a check replaces its exit code:
+// `||`, `;` or a newline, or a pipe unless pipefail is set. `&&` keeps the
+// failure.
+func masksExitCode(command string, checkEnd int) bool {
+	rest := command[checkEnd:]
+	if strings.Contains(rest, "||") || strings.ContainsAny(rest, ";\n") {
+		return true
+	}
+	return strings.Contains(rest, "|") && !pipefailRe().MatchString(command)
+}
+
+// lastCheckEnd is the end offset of the last check in command, or -1.
+func lastCheckEnd(command string, verifyCommands []string) int {
+	end := -1
+	if len(verifyCommands) == 0 {
+		for _, loc := range verifyRe().FindAllStringIndex(command, -1) {
+			end = loc[1]
+		}
+		return end
+	}
+	for _, declared := range verifyCommands {
+		re := declaredPattern(declared)
+		if re == nil {
+			continue
+		}
+		for _, loc := range re.FindAllStringIndex(command, -1) {
+			end = max(end, loc[1])
+		}
+	}
+	return end
+}
+
+// declaredPattern matches a declared command token by token, literally, with
+// any run of whitespace between tokens.
+func declaredPattern(declared string) *regexp.Regexp {
+	if v, ok := declaredRe.Load(declared); ok {
+		return v.(*regexp.Regexp)
+	}
+	tokens := strings.Fields(declared)
+	if len(tokens) == 0 {
+		return nil
+	}
+	for i, t := range tokens {
+		tokens[i] = regexp.QuoteMeta(t)
+	}
+	pattern := strings.Join(tokens, `\s+`)
+	// "npm run check" must not match inside "npm run checkout".
+	if last := declared[len(strings.TrimRightFunc(declared, unicode.IsSpace))-1]; isWordByte(last) {
+		pattern += `\b`
+	}
+	re := regexp.MustCompile(pattern)
+	declaredRe.Store(declared, re)
+	return re
+}
+
+// maskPrintedText blanks (with spaces, so offsets hold) the simple commands
+// that only print their arguments: echo, printf, Write-Host, Write-Output,
+// unless their output is piped onward or they run a command substitution.
+func maskPrintedText(command string) string {
+	var out []byte
+	for _, seg := range shellSegments(command) {
+		if seg.pipedOut || !printsOnly(command[seg.start:seg.end]) {
+			continue
+		}
+		if out == nil {
+			out = []byte(command)
+		}
+		for i := seg.start; i < seg.end; i++ {
+			if out[i] != '\n' {
+				out[i] = ' '
+			}
+		}
+	}
+	if out == nil {
+		return command
+	}
+	return string(out)
+}
+
+func printsOnly(seg string) bool {
+	if strings.Contains(seg, "$(") || strings.Contains(seg, "`") || strings.Contains(seg, "<(") {
+		return false
+	}
+	fields := strings.Fields(seg)
+	for len(fields) > 0 && isAssignment(fields[0]) {
+		fields = fields[1:]
+	}
+	if len(fields) == 0 {
+		return false
+	}
+	switch strings.ToLower(fields[0]) {
+	case "echo", "printf", "write-host", "write-output":
+		return true
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isAssignment(word string) bool {
+	i := strings.IndexByte(word, '=')
+	if i <= 0 {
+		return false
+	}
+	for _, c := range word[:i] {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+type segment struct {
+	start, end int
+	pipedOut   bool // followed by a single `|`
+}
+
+// shellSegments splits a command line into simple commands at unquoted
+// `;`, `&`, `&&`, `|`, `||` and newlines. Quotes and backslash escapes are
+// honoured; it is not a full shell parser and need not be.
+func shellSegments(cmd string) []segment {
+	var segs []segment
+	start := 0
+	var quote byte
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\\':
+			i++
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';' || c == '\n' || c == '&' || c == '|':
+			if c == '&' && i > 0 && (cmd[i-1] == '>' || cmd[i-1] == '<') {
+				continue // 2>&1
+			}
+			if c == '&' && i+1 < len(cmd) && cmd[i+1] == '>' {
+				continue // &> file
+			}
+			seg := segment{start: start, end: i}
+			if c == '|' {
+				if i+1 < len(cmd) && cmd[i+1] == '|' {
+					i++
+				} else {
+					seg.pipedOut = true
+				}
+			} else if c == '&' && i+1 < len(cmd) && cmd[i+1] == '&' {
+				i++
+			}
+			segs = append(segs, seg)
+			start = i + 1
+		}
+	}
+	return append(segs, segment{start: start, end: len(cmd)})
+}
