@@ -1,0 +1,65 @@
+// Package gemini is the "google-generative-ai" wire client: the Gemini API's
+// models/{id}:streamGenerateContent?alt=sse, with thought parts as thinking
+// blocks and thought signatures kept for replay.
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+// DefaultBaseURL is used when the model has no base URL.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
+
+// Client streams Gemini answers. The zero value is ready to use.
+type Client struct{}
+
+// New returns a Client.
+func New() *Client { return &Client{} }
+
+var _ llm.Client = (*Client)(nil)
+
+// Stream sends req and streams the answer through emit. It never fails with
+// a Go error: failures end the message with stop reason error or aborted.
+func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
+	b := llm.NewMessageBuilder(req.Model, emit)
+	if req.Model == nil {
+		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "no model"})
+	}
+	if pe := llm.MissingKey(req, "x-goog-api-key", "authorization"); pe != nil {
+		return b.Fail(pe)
+	}
+	payload, err := llm.Marshal(buildBody(req))
+	if err != nil {
+		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "encode request: " + err.Error()})
+	}
+	base := strings.TrimRight(req.Model.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	endpoint := base + "/models/" + url.PathEscape(req.Model.ID) + ":streamGenerateContent?alt=sse"
+	resp, perr := llm.Send(ctx, req, func(ctx context.Context) (*http.Request, error) {
+		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
+		if err != nil {
+			return nil, err
+		}
+		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set("Accept", "text/event-stream")
+		if req.APIKey != "" {
+			hr.Header.Set("x-goog-api-key", req.APIKey)
+		}
+		llm.ApplyHeaders(hr.Header, req.Model, req)
+		return hr, nil
+	})
+	if perr != nil {
+		return b.Fail(perr)
+	}
+	defer resp.Body.Close()
+	b.Start()
+	return readStream(ctx, resp.Body, b)
+}
