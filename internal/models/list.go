@@ -1,0 +1,142 @@
+package models
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+// FormatList writes the `relay --list-models [search]` table: provider,
+// model, context, max out, thinking, images; sorted by provider then id,
+// filtered by a fuzzy search over "provider id name" when search is set.
+func FormatList(w io.Writer, models []*llm.Model, search string) error {
+	if len(models) == 0 {
+		_, err := fmt.Fprintln(w, "No models available. Set an API key (see /login or the provider's environment variable) or add models to models.json.")
+		return err
+	}
+	list := append([]*llm.Model(nil), models...)
+	if q := strings.TrimSpace(search); q != "" {
+		list = FilterModels(list, q)
+		if len(list) == 0 {
+			_, err := fmt.Fprintf(w, "No models matching %q\n", q)
+			return err
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].Provider != list[j].Provider {
+			return list[i].Provider < list[j].Provider
+		}
+		return list[i].ID < list[j].ID
+	})
+	rows := [][]string{{"provider", "model", "context", "max-out", "thinking", "images"}}
+	for _, m := range list {
+		rows = append(rows, []string{
+			m.Provider, m.ID, FormatTokens(m.ContextWindow), FormatTokens(m.MaxTokens),
+			yesNo(m.Reasoning), yesNo(m.SupportsImages()),
+		})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", widths[i]-len(c)+2))
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// FormatTokens renders a token count compactly: 1M, 1.1M, 262K, 8.2K, 512.
+func FormatTokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return trimFloat(float64(n)/1e6) + "M"
+	case n >= 10_000:
+		return strconv.Itoa((n+500)/1000) + "K"
+	case n >= 1000:
+		return trimFloat(float64(n)/1e3) + "K"
+	default:
+		return strconv.Itoa(n)
+	}
+}
+
+func trimFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0")
+}
+
+// FilterModels keeps the models matching a fuzzy query: every
+// whitespace-separated term must appear, in order, as a subsequence of
+// "provider/id name" (case-insensitive). Better matches come first.
+func FilterModels(models []*llm.Model, query string) []*llm.Model {
+	terms := strings.Fields(strings.ToLower(query))
+	type hit struct {
+		m     *llm.Model
+		score int
+	}
+	var hits []hit
+	for _, m := range models {
+		hay := strings.ToLower(m.Provider + "/" + m.ID + " " + m.Name)
+		total, ok := 0, true
+		for _, t := range terms {
+			s, found := fuzzyScore(t, hay)
+			if !found {
+				ok = false
+				break
+			}
+			total += s
+		}
+		if ok {
+			hits = append(hits, hit{m, total})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score < hits[j].score })
+	out := make([]*llm.Model, len(hits))
+	for i, h := range hits {
+		out[i] = h.m
+	}
+	return out
+}
+
+// fuzzyScore reports whether term is a subsequence of s; lower scores are
+// tighter matches (a substring scores 0, gaps add their length).
+func fuzzyScore(term, s string) (int, bool) {
+	if strings.Contains(s, term) {
+		return 0, true
+	}
+	score, pos, last := 0, 0, -1
+	for _, c := range term {
+		i := strings.IndexRune(s[pos:], c)
+		if i < 0 {
+			return 0, false
+		}
+		if last >= 0 {
+			score += pos + i - last - 1
+		}
+		last = pos + i
+		pos += i + len(string(c))
+	}
+	return score + 1, true
+}
