@@ -39,6 +39,7 @@ var layers = map[string]int{
 	"internal/settings":       2,
 	"internal/tool":           1,
 	"internal/session":        1,
+	"internal/jsonl":          1,
 	"internal/llm/anthropic":  1,
 	"internal/llm/openai":     1,
 	"internal/llm/responses":  1,

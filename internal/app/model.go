@@ -1,0 +1,131 @@
+package app
+
+import (
+	"errors"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+// SetModel switches the model, records a model_change entry and clamps the
+// thinking level to what the model supports.
+func (r *Runtime) SetModel(m *llm.Model) error {
+	if m == nil {
+		return errors.New("set model: nil model")
+	}
+	r.mu.Lock()
+	same := r.model != nil && r.model.Provider == m.Provider && r.model.ID == m.ID
+	r.model = m
+	old := r.thinking
+	r.thinking = m.ClampThinkingLevel(old)
+	changed := r.thinking != old
+	level := r.thinking
+	r.mu.Unlock()
+	if !same {
+		if _, err := r.Session().AppendModelChange(m.Provider, m.ID); err != nil {
+			return err
+		}
+	}
+	if changed {
+		if _, err := r.Session().AppendThinkingLevelChange(string(level)); err != nil {
+			return err
+		}
+		r.emit(agent.Event{Type: agent.ThinkingLevelChanged, Level: string(level)})
+	}
+	return nil
+}
+
+// SetThinkingLevel records a new (clamped) thinking level.
+func (r *Runtime) SetThinkingLevel(l llm.ThinkingLevel) error {
+	r.mu.Lock()
+	if r.model != nil {
+		l = r.model.ClampThinkingLevel(l)
+	}
+	changed := l != r.thinking
+	r.thinking = l
+	r.mu.Unlock()
+	if !changed {
+		return nil
+	}
+	if _, err := r.Session().AppendThinkingLevelChange(string(l)); err != nil {
+		return err
+	}
+	r.emit(agent.Event{Type: agent.ThinkingLevelChanged, Level: string(l)})
+	return nil
+}
+
+// AvailableThinkingLevels lists the levels of the current model.
+func (r *Runtime) AvailableThinkingLevels() []llm.ThinkingLevel {
+	m := r.Model()
+	if m == nil {
+		return []llm.ThinkingLevel{llm.ThinkingOff}
+	}
+	return m.SupportedThinkingLevels()
+}
+
+// CycleThinkingLevel moves to the next supported level; ok is false for a
+// model without reasoning.
+func (r *Runtime) CycleThinkingLevel() (llm.ThinkingLevel, bool) {
+	levels := r.AvailableThinkingLevels()
+	if len(levels) <= 1 {
+		return r.ThinkingLevel(), false
+	}
+	cur := r.ThinkingLevel()
+	next := levels[0]
+	for i, l := range levels {
+		if l == cur {
+			next = levels[(i+1)%len(levels)]
+		}
+	}
+	_ = r.SetThinkingLevel(next)
+	return r.ThinkingLevel(), true
+}
+
+// CycleModel moves through the scoped models (or every available model);
+// ok is false when there is only one.
+func (r *Runtime) CycleModel(forward bool) (*llm.Model, llm.ThinkingLevel, bool, bool) {
+	scoped := r.cfg.ScopedModels
+	isScoped := len(scoped) > 0
+	if !isScoped {
+		for _, m := range r.cfg.Models.Available() {
+			scoped = append(scoped, ScopedModel{Model: m})
+		}
+	}
+	if len(scoped) <= 1 {
+		return r.Model(), r.ThinkingLevel(), isScoped, false
+	}
+	cur := r.Model()
+	idx := -1
+	for i, s := range scoped {
+		if cur != nil && s.Model.Provider == cur.Provider && s.Model.ID == cur.ID {
+			idx = i
+		}
+	}
+	if forward {
+		idx = (idx + 1) % len(scoped)
+	} else {
+		idx = (idx - 1 + len(scoped)) % len(scoped)
+	}
+	next := scoped[idx]
+	_ = r.SetModel(next.Model)
+	if next.Thinking != "" {
+		_ = r.SetThinkingLevel(next.Thinking)
+	}
+	return r.Model(), r.ThinkingLevel(), isScoped, true
+}
+
+// FindModel looks a model up by provider and id.
+func (r *Runtime) FindModel(provider, id string) *llm.Model {
+	if r.cfg.Models == nil {
+		return nil
+	}
+	return r.cfg.Models.Find(provider, id)
+}
+
+// AvailableModels lists the models with credentials.
+func (r *Runtime) AvailableModels() []*llm.Model {
+	if r.cfg.Models == nil {
+		return nil
+	}
+	return r.cfg.Models.Available()
+}

@@ -1,0 +1,223 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/tool"
+)
+
+type reply func(req *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage
+
+// fakeClient answers from a list; it records each request.
+type fakeClient struct {
+	mu      sync.Mutex
+	replies []reply
+	reqs    []*llm.Request
+}
+
+func (f *fakeClient) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	i := len(f.reqs) - 1
+	f.mu.Unlock()
+	b := llm.NewMessageBuilder(req.Model, emit)
+	if i >= len(f.replies) {
+		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "fake: no more replies"})
+	}
+	if m := f.replies[i](req, b); m != nil {
+		return m
+	}
+	return b.Finish()
+}
+
+func say(text string) reply {
+	return func(_ *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
+		i := b.StartText()
+		b.AppendText(i, text)
+		b.EndText(i)
+		b.SetUsage(llm.Usage{Input: 100, Output: 10, TotalTokens: 110})
+		return nil
+	}
+}
+
+func call(name, args string) reply {
+	return func(_ *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
+		i := b.StartToolCall("call_"+name, name)
+		b.AppendToolCallArgs(i, args)
+		b.EndToolCall(i)
+		b.SetStopReason(llm.StopToolUse, "tool_use")
+		return nil
+	}
+}
+
+type fakeModels struct {
+	client *fakeClient
+	model  *llm.Model
+}
+
+func (f *fakeModels) Client(*llm.Model) (llm.Client, error) { return f.client, nil }
+func (f *fakeModels) Auth(context.Context, *llm.Model) (string, map[string]string, error) {
+	return "key", nil, nil
+}
+func (f *fakeModels) Find(p, id string) *llm.Model {
+	if p == f.model.Provider && id == f.model.ID {
+		return f.model
+	}
+	return nil
+}
+func (f *fakeModels) Available() []*llm.Model { return []*llm.Model{f.model} }
+
+type echoTool struct{}
+
+func (echoTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "echo", Description: "echo", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (echoTool) Execute(ctx context.Context, args json.RawMessage, _ func(tool.Result)) tool.Result {
+	return tool.Text("echo:" + string(args))
+}
+
+func newRuntime(t *testing.T, replies ...reply) (*Runtime, *fakeClient) {
+	t.Helper()
+	fc := &fakeClient{replies: replies}
+	model := &llm.Model{ID: "m1", Provider: "fake", API: "fake-api", ContextWindow: 100000, MaxTokens: 8000}
+	reg, _ := tool.NewRegistry(echoTool{})
+	rt, err := New(Config{Cwd: t.TempDir(), Session: session.InMemory("/proj"), Models: &fakeModels{fc, model}, Model: model,
+		Tools: reg, ActiveTools: []string{"echo"}, NoContext: true,
+		Compaction: compaction.Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, fc
+}
+
+func TestPromptPersistsSystemUserAssistant(t *testing.T) {
+	rt, fc := newRuntime(t, call("echo", `{"x":1}`), say("done"))
+	var types []string
+	rt.Subscribe(func(e agent.Event) { types = append(types, e.Type) })
+	if err := rt.Prompt(context.Background(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	roles := []string{}
+	for _, e := range rt.Session().Entries() {
+		roles = append(roles, e.Role())
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,toolResult,assistant" {
+		t.Errorf("entry roles %s", got)
+	}
+	if len(fc.reqs) != 2 {
+		t.Fatalf("%d requests", len(fc.reqs))
+	}
+	r := fc.reqs[1]
+	if !strings.Contains(r.SystemPrompt, "Current working directory: /") || len(r.Tools) != 1 || r.Tools[0].Name != "echo" {
+		t.Errorf("request system/tools wrong: %q %v", r.SystemPrompt, r.Tools)
+	}
+	if len(r.Messages) != 3 {
+		t.Errorf("second request has %d messages, want 3", len(r.Messages))
+	}
+	tr := rt.ContextMessages()[3].(*llm.ToolResultMessage)
+	if tr.Content.PlainText() != `echo:{"x":1}` {
+		t.Errorf("tool result %q", tr.Content.PlainText())
+	}
+	if types[len(types)-1] != agent.AgentSettled {
+		t.Errorf("last event %s", types[len(types)-1])
+	}
+	st := rt.Stats()
+	if st.UserMessages != 1 || st.AssistantMessages != 2 || st.ToolCalls != 1 || st.Tokens.Input != 100 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestSecondPromptDoesNotRepeatSystem(t *testing.T) {
+	rt, _ := newRuntime(t, say("a"), say("b"))
+	rt.Prompt(context.Background(), "one", nil)
+	rt.Prompt(context.Background(), "two", nil)
+	n := 0
+	for _, e := range rt.Session().Entries() {
+		if e.Role() == llm.RoleSystem {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d system messages, want 1", n)
+	}
+}
+
+func TestManualCompaction(t *testing.T) {
+	big := strings.Repeat("word ", 20000)
+	rt, fc := newRuntime(t, say(big), say(big), say("## Goal\nsummary"), say("prefix"))
+	rt.cfg.Compaction.KeepRecentTokens = 1000
+	rt.Prompt(context.Background(), "first "+big, nil)
+	rt.Prompt(context.Background(), "second", nil)
+	var ends []agent.Event
+	rt.Subscribe(func(e agent.Event) {
+		if e.Type == agent.CompactionEnd {
+			ends = append(ends, e)
+		}
+	})
+	res, err := rt.Compact(context.Background(), "focus on tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Summary, "## Goal\nsummary") || res.TokensBefore == 0 {
+		t.Errorf("result %+v", res)
+	}
+	last := fc.reqs[len(fc.reqs)-2]
+	if last.SystemPrompt != compaction.SystemPrompt || !strings.Contains(last.Messages[0].(*llm.UserMessage).Content.PlainText(), "Additional focus: focus on tests") {
+		t.Errorf("summary request wrong")
+	}
+	msgs := rt.ContextMessages()
+	if _, ok := msgs[0].(*llm.SystemMessage); !ok {
+		t.Errorf("compacted context does not start with the system checkpoint: %T", msgs[0])
+	}
+	if _, ok := msgs[1].(*llm.CompactionSummaryMessage); !ok {
+		t.Errorf("second message %T", msgs[1])
+	}
+	if len(ends) != 1 || ends[0].Result == nil {
+		t.Errorf("compaction_end events %+v", ends)
+	}
+}
+
+func TestOverflowRecovery(t *testing.T) {
+	overflow := func(_ *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
+		return b.Fail(&llm.ProviderError{Kind: llm.ErrContextOverflow, Status: 400, Message: "prompt is too long: 300000 tokens > 200000 maximum"})
+	}
+	rt, _ := newRuntime(t, say(strings.Repeat("x ", 5000)), overflow, say("## Goal\ns"), say("ok"))
+	rt.Prompt(context.Background(), "first", nil)
+	rt.cfg.Compaction.KeepRecentTokens = 10
+	var seq []string
+	rt.Subscribe(func(e agent.Event) {
+		switch e.Type {
+		case agent.AgentEnd, agent.CompactionStart, agent.AgentSettled:
+			seq = append(seq, e.Type)
+		case agent.CompactionEnd:
+			seq = append(seq, e.Type)
+			if !e.WillRetry || e.Reason != "overflow" {
+				t.Errorf("compaction_end %+v", e)
+			}
+		}
+	})
+	rt.Prompt(context.Background(), "second", nil)
+	if got := strings.Join(seq, " "); got != "agent_end compaction_start compaction_end agent_end agent_settled" {
+		t.Errorf("sequence %s", got)
+	}
+	if last := rt.LastAssistant(); last == nil || last.Text() != "ok" {
+		t.Errorf("last answer %+v", last)
+	}
+	edits := 0
+	for _, e := range rt.Session().Entries() {
+		if e.Type == session.TypeContextEdit {
+			edits++
+		}
+	}
+	if edits != 1 {
+		t.Errorf("%d context edits, want 1", edits)
+	}
+}

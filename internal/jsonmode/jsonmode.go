@@ -1,0 +1,36 @@
+// Package jsonmode is the one-shot JSON event stream (`relay --mode json`):
+// the session header, then one JSON record per event, LF-framed.
+package jsonmode
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/jsonl"
+)
+
+// Run writes the session header, then every event of the inputs' runs.
+// A failed or aborted reply does not change the exit status.
+func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stderr io.Writer) int {
+	w := jsonl.NewWriter(stdout)
+	if h := rt.Session().Header(); h != nil {
+		if err := w.Write(h, true); err != nil {
+			fmt.Fprintf(stderr, "Error: write header: %v\n", err)
+			return 1
+		}
+	}
+	unsub := rt.Subscribe(func(e agent.Event) {
+		_ = w.Write(e, e.Type != agent.MessageUpdate)
+	})
+	defer unsub()
+	err := rt.RunPrompts(ctx, inputs)
+	w.Flush()
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	return 0
+}
