@@ -55,7 +55,7 @@ func Send(ctx context.Context, req *Request, newReq func(context.Context) (*http
 		client = http.DefaultClient
 	}
 	for attempt := 0; ; attempt++ {
-		resp, perr := sendOnce(ctx, client, req, newReq)
+		resp, perr, hinted := sendOnce(ctx, client, req, newReq)
 		if perr == nil {
 			return resp, nil
 		}
@@ -66,7 +66,7 @@ func Send(ctx context.Context, req *Request, newReq func(context.Context) (*http
 			return nil, perr
 		}
 		delay := perr.RetryAfter
-		if delay == 0 {
+		if !hinted {
 			delay = firstBackoff << attempt
 			if req.MaxRetryDelay > 0 && delay > req.MaxRetryDelay {
 				delay = req.MaxRetryDelay
@@ -89,7 +89,9 @@ func Send(ctx context.Context, req *Request, newReq func(context.Context) (*http
 // errIdleHeaders is the cancel cause when the headers did not arrive in time.
 var errIdleHeaders = errors.New("idle waiting for response headers")
 
-func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq func(context.Context) (*http.Request, error)) (*http.Response, *ProviderError) {
+// sendOnce makes one attempt; hinted reports that the server sent a
+// Retry-After (possibly 0).
+func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq func(context.Context) (*http.Request, error)) (resp *http.Response, perr *ProviderError, hinted bool) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	var timer *time.Timer
 	if req.IdleTimeout > 0 {
@@ -98,9 +100,9 @@ func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq fun
 	hr, err := newReq(rctx)
 	if err != nil {
 		cancel(nil)
-		return nil, &ProviderError{Kind: ErrInvalidRequest, Message: "build request: " + err.Error()}
+		return nil, &ProviderError{Kind: ErrInvalidRequest, Message: "build request: " + err.Error()}, false
 	}
-	resp, err := client.Do(hr)
+	resp, err = client.Do(hr)
 	if timer != nil {
 		timer.Stop()
 	}
@@ -108,21 +110,22 @@ func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq fun
 		cause := context.Cause(rctx)
 		cancel(nil)
 		if errors.Is(cause, errIdleHeaders) {
-			return nil, NetworkError(&sse.IdleTimeoutError{Timeout: req.IdleTimeout}, false)
+			return nil, NetworkError(&sse.IdleTimeoutError{Timeout: req.IdleTimeout}, false), false
 		}
 		if pe := ErrorFromContext(ctx); pe != nil {
-			return nil, pe
+			return nil, pe, false
 		}
-		return nil, NetworkError(err, false)
+		return nil, NetworkError(err, false), false
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
 		cancel(nil)
-		return nil, ClassifyHTTP(resp.StatusCode, resp.Header, body)
+		_, hinted = ParseRetryAfter(resp.Header, time.Now())
+		return nil, ClassifyHTTP(resp.StatusCode, resp.Header, body), hinted
 	}
 	resp.Body = &cancelBody{ReadCloser: sse.NewIdleReader(resp.Body, req.IdleTimeout), cancel: cancel}
-	return resp, nil
+	return resp, nil, false
 }
 
 // cancelBody releases the request context when the body is closed.

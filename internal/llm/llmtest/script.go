@@ -114,8 +114,11 @@ type Fault struct {
 	ErrorMessage string `json:"errorMessage,omitempty"`
 	// CutAfter closes the connection after this many body bytes.
 	CutAfter int `json:"cutAfter,omitempty"`
-	// Garbage is sent as a data line after the content (a malformed chunk).
-	Garbage string `json:"garbage,omitempty"`
+	// Garbage is sent as a data line after the content (a malformed chunk),
+	// under the SSE event name GarbageEvent when set (APIs with named events
+	// ignore unnamed ones).
+	Garbage      string `json:"garbage,omitempty"`
+	GarbageEvent string `json:"garbageEvent,omitempty"`
 	// Stall stops sending after the content and holds the connection open
 	// for this long (or until the client goes away): an idle stream.
 	Stall Duration `json:"stall,omitempty"`

@@ -267,7 +267,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, enc Encoder, resp
 	frames := content
 	switch {
 	case f.Garbage != "":
-		frames = append(append(frames[:len(frames):len(frames)], Frame{Raw: "data: " + f.Garbage + "\n\n"}), final...)
+		frames = append(append(frames[:len(frames):len(frames)], Frame{Event: f.GarbageEvent, Data: f.Garbage}), final...)
 	case f.ErrorType != "" || f.ErrorMessage != "":
 		frames = append(frames[:len(frames):len(frames)], enc.ErrorFrames(f.ErrorType, f.ErrorMessage)...)
 	case f.Stall > 0:
