@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"sync"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -24,9 +25,9 @@ type catalogProvider struct {
 	API         string            `json:"api"`
 	BaseURL     string            `json:"baseUrl"`
 	Headers     map[string]string `json:"headers"`
-	Compat      json.RawMessage   `json:"compat"`
+	Compat      *llm.Compat       `json:"compat"`
 	PromptCache *llm.PromptCache  `json:"promptCache"`
-	Models      []json.RawMessage `json:"models"`
+	Models      []llm.Model       `json:"models"`
 }
 
 var builtin struct {
@@ -58,11 +59,8 @@ func parseCatalog(data []byte) ([]*llm.Model, map[string]providerDefaults, error
 	defs := make(map[string]providerDefaults, len(provs))
 	for _, p := range provs {
 		defs[p.Provider] = providerDefaults{API: p.API, BaseURL: p.BaseURL}
-		for _, raw := range p.Models {
-			var m llm.Model
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return nil, nil, fmt.Errorf("parse model catalog: %s: %w", p.Provider, err)
-			}
+		for i := range p.Models {
+			m := &p.Models[i]
 			m.Provider = p.Provider
 			if m.API == "" {
 				m.API = p.API
@@ -79,19 +77,15 @@ func parseCatalog(data []byte) ([]*llm.Model, map[string]providerDefaults, error
 				m.Headers = h
 			}
 			if m.API == p.API {
-				if len(p.Compat) > 0 {
-					c, err := mergeCompat(p.Compat, m.Compat)
-					if err != nil {
-						return nil, nil, fmt.Errorf("parse model catalog: %s/%s: %w", p.Provider, m.ID, err)
-					}
-					m.Compat = c
+				if p.Compat != nil {
+					m.Compat = overlayCompat(p.Compat, m.Compat)
 				}
 				if m.PromptCache == nil && p.PromptCache != nil {
 					pc := *p.PromptCache
 					m.PromptCache = &pc
 				}
 			}
-			out = append(out, &m)
+			out = append(out, m)
 		}
 	}
 	return out, defs, nil
@@ -116,26 +110,46 @@ func builtinProviderDefaults(provider string) (providerDefaults, bool) {
 	return d, ok
 }
 
-// mergeCompat overlays the members of over on base (both JSON objects, or
-// a Compat for over) and returns the combined Compat: maps merge per key.
-func mergeCompat(base json.RawMessage, over *llm.Compat) (*llm.Compat, error) {
-	var overRaw json.RawMessage
-	if over != nil {
-		b, err := json.Marshal(over)
-		if err != nil {
-			return nil, err
+// overlayCompat returns a copy of base with every member set in over laid
+// on top (compat objects merge per top-level key).
+func overlayCompat(base, over *llm.Compat) *llm.Compat {
+	out := &llm.Compat{}
+	if base != nil {
+		out = cloneCompat(base)
+	}
+	if over == nil {
+		return out
+	}
+	dst := reflect.ValueOf(out).Elem()
+	src := reflect.ValueOf(over).Elem()
+	for i := 0; i < src.NumField(); i++ {
+		f := src.Field(i)
+		if src.Type().Field(i).Name == "Extra" || f.IsZero() {
+			continue
 		}
-		overRaw = b
+		dst.Field(i).Set(f)
 	}
-	merged, err := mergeObjects(base, overRaw)
-	if err != nil {
-		return nil, err
+	if len(over.Extra) > 0 {
+		if out.Extra == nil {
+			out.Extra = llm.Extra{}
+		}
+		maps.Copy(out.Extra, over.Extra)
 	}
-	var c llm.Compat
-	if err := json.Unmarshal(merged, &c); err != nil {
-		return nil, err
+	return out
+}
+
+func cloneCompat(c *llm.Compat) *llm.Compat {
+	cc := *c
+	if c.ReasoningEffortMap != nil {
+		cc.ReasoningEffortMap = maps.Clone(c.ReasoningEffortMap)
 	}
-	return &c, nil
+	if c.ChatTemplateKwargs != nil {
+		cc.ChatTemplateKwargs = maps.Clone(c.ChatTemplateKwargs)
+	}
+	if c.Extra != nil {
+		cc.Extra = maps.Clone(c.Extra)
+	}
+	return &cc
 }
 
 // mergeObjects returns base with the top-level members of over laid on top.
@@ -174,14 +188,7 @@ func cloneModel(m *llm.Model) *llm.Model {
 		c.Headers = maps.Clone(m.Headers)
 	}
 	if m.Compat != nil {
-		cc := *m.Compat
-		if m.Compat.ReasoningEffortMap != nil {
-			cc.ReasoningEffortMap = maps.Clone(m.Compat.ReasoningEffortMap)
-		}
-		if m.Compat.Extra != nil {
-			cc.Extra = maps.Clone(m.Compat.Extra)
-		}
-		c.Compat = &cc
+		c.Compat = cloneCompat(m.Compat)
 	}
 	if m.SamplingParams != nil {
 		c.SamplingParams = maps.Clone(m.SamplingParams)
