@@ -1,0 +1,134 @@
+package markdown
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/tui/theme"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(p, []byte(got), 0o644)
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("missing golden (run with -update): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+const sample = "# Title\n\nSome *italic*, **bold**, `code` and a [link](https://x.dev).\n\n" +
+	"- one\n- two\n  - nested\n\n1. first\n2. second\n\n> quoted text\n\n" +
+	"```go\nfunc main() {\n\tfmt.Println(\"hi\", 42)\n}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n\n- [x] done\n- [ ] todo\n"
+
+func TestRenderPlainGolden(t *testing.T) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark"), CodeBlockIndent: "  "})
+	lines := r.Render(sample, 40)
+	var plain []string
+	for _, l := range lines {
+		plain = append(plain, ansi.Strip(l))
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Errorf("line wider than 40: %q", l)
+		}
+	}
+	golden(t, "sample_plain", strings.Join(plain, "\n")+"\n")
+	golden(t, "sample_ansi", strings.Join(lines, "\n")+"\n")
+}
+
+func TestCodeHighlightUsesTheme(t *testing.T) {
+	th := theme.Builtin("dark")
+	lines := Highlight(th, "func main() { return 1 }", "go")
+	if !strings.Contains(lines[0], th.FgSeq("syntaxKeyword")+"func") {
+		t.Errorf("keyword not coloured: %q", lines[0])
+	}
+	if !strings.Contains(lines[0], th.FgSeq("syntaxNumber")+"1") {
+		t.Errorf("number not coloured: %q", lines[0])
+	}
+	py := Highlight(th, "def f():\n    return 'x'", "py")
+	if len(py) != 2 || !strings.Contains(py[0], th.FgSeq("syntaxKeyword")+"def") {
+		t.Errorf("python: %q", py)
+	}
+	plain := Highlight(th, "whatever", "nolang")
+	if plain[0] != th.Fg("mdCodeBlock", "whatever") {
+		t.Errorf("unknown lang: %q", plain[0])
+	}
+}
+
+func TestSelfContained(t *testing.T) {
+	lines := SelfContained([]string{"\x1b[1mbold", "still\x1b[22m plain", "x"})
+	if lines[0] != "\x1b[1mbold\x1b[0m" || lines[1] != "\x1b[1mstill\x1b[22m plain" || lines[2] != "x" {
+		t.Errorf("%q", lines)
+	}
+}
+
+func TestDocStreamingMatchesWholeRender(t *testing.T) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark")})
+	d := r.NewDoc()
+	for i := 0; i < len(sample); i += 7 {
+		d.Append(sample[i:min(i+7, len(sample))])
+		d.Lines(40)
+	}
+	got := strings.Join(d.Lines(40), "\n")
+	if len(d.done) < 5 {
+		t.Errorf("only %d cached chunks", len(d.done))
+	}
+	plainGot := ansi.Strip(got)
+	plainWant := ansi.Strip(strings.Join(r.Render(sample, 40), "\n"))
+	if plainGot != plainWant {
+		t.Errorf("streamed differs:\n%s\n---\n%s", plainGot, plainWant)
+	}
+}
+
+func TestDocFenceKeepsBlankLines(t *testing.T) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark")})
+	d := r.NewDoc()
+	d.Append("```\na\n\nb\n```\n\nafter")
+	if len(d.done) != 1 {
+		t.Fatalf("chunks %d", len(d.done))
+	}
+	if got := d.Text()[d.done[0].start:d.done[0].end]; !strings.HasPrefix(got, "```\na\n\nb\n```") {
+		t.Errorf("chunk %q", got)
+	}
+}
+
+func TestDocCachesFinishedChunks(t *testing.T) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark")})
+	d := r.NewDoc()
+	d.Append("para one\n\npara two\n\nthree")
+	d.Lines(30)
+	first := &d.done[0].lines[0]
+	d.Append(" more")
+	d.Lines(30)
+	if &d.done[0].lines[0] != first {
+		t.Error("finished chunk re-rendered")
+	}
+}
+
+func BenchmarkStreamAnswer(b *testing.B) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark")})
+	para := "Some text with `code` and **bold** words that goes on for a while to wrap. "
+	for i := 0; i < b.N; i++ {
+		d := r.NewDoc()
+		for j := 0; j < 400; j++ {
+			d.Append(para)
+			if j%5 == 4 {
+				d.Append("\n\n")
+			}
+			d.Lines(80)
+		}
+	}
+}
