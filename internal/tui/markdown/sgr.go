@@ -6,7 +6,7 @@ import (
 
 // sgrState is the SGR attributes in effect at a point of a styled string.
 type sgrState struct {
-	fg, bg                                    string
+	fg, bg                                      string
 	bold, faint, italic, underline, strike, rev bool
 }
 
