@@ -164,7 +164,16 @@ func (st *streamState) apply(ch *chunk) {
 
 func (st *streamState) part(p *part) {
 	b := st.b
-	if p.Text != nil {
+	if p.Text != nil && *p.Text == "" {
+		// Empty parts close a stream or carry a late signature.
+		if p.ThoughtSignature != "" && st.cur >= 0 {
+			if st.thinking {
+				b.SetThinkingSignature(st.cur, p.ThoughtSignature)
+			} else {
+				b.SetTextSignature(st.cur, p.ThoughtSignature)
+			}
+		}
+	} else if p.Text != nil {
 		if st.cur < 0 || st.thinking != p.Thought {
 			st.closeCurrent()
 			if p.Thought {

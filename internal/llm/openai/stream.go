@@ -127,7 +127,7 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder, m *l
 	if pe := llm.ErrorFromContext(ctx); pe != nil {
 		return b.Fail(pe)
 	}
-	if err != nil && !(errors.Is(err, io.EOF) && st.finished) {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return b.FailWith(ctx, err)
 	}
 	if !st.finished {
