@@ -14,6 +14,9 @@ var Version = "0.1.0-dev"
 // Main runs relay with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "sessions" {
+		return runSessions(ctx, args[1:], stdout, stderr)
+	}
 	for _, a := range args {
 		switch a {
 		case "-v", "--version":
