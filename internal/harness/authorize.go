@@ -35,9 +35,17 @@ func authorizationBlockReason(toolName string, e Effect) string {
 	if subject == "" {
 		subject = toolName
 	}
-	return blockedPolicyPrefix + "`" + clip(subject, 160) + "` is a " + string(e.Kind) + " operation (" +
+	return blockedPolicyPrefix + "`" + clip(subject, 160) + "` is " + article(string(e.Kind)) + " operation (" +
 		reasonOf(e) + ") " + notAuthorizedMarker + " " +
 		"Explain what it would do and ask the developer to confirm. If they confirm, retry the same call unchanged."
+}
+
+// article prefixes a kind with "a" or "an".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }
 
 func declinedReason(e Effect) string {

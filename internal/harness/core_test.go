@@ -67,7 +67,7 @@ func (p *fakeProbe) FileLines(path string) (int, bool) {
 func newCore(t *testing.T, mod func(*Config)) *Core {
 	t.Helper()
 	cfg := DefaultConfig()
-	cfg.Probe = &fakeProbe{}
+	cfg.Probe = &fakeProbe{ok: true}
 	cfg.Now = func() time.Time { return time.UnixMilli(1000) }
 	if mod != nil {
 		mod(&cfg)
