@@ -14,8 +14,8 @@ func TestSkillUsage(t *testing.T) {
 	c := newCore(t, func(cfg *Config) { cfg.SkillList = func() []SkillInfo { return []SkillInfo{skill} } })
 	c.OnUserMessage("Fill the form", true)
 	read := func(id, p string) { run(c, toolCall(id, "read", map[string]any{"path": p}), nil, false) }
-	read("1", "/skills/pdf/SKILL.md")                                             // entry, step 0; action at step 2
-	read("2", "/Skills/PDF/references/forms.md")                                  // reference (case-insensitive), step 1
+	read("1", "/skills/pdf/SKILL.md")                                              // entry, step 0; action at step 2
+	read("2", "/Skills/PDF/references/forms.md")                                   // reference (case-insensitive), step 1
 	run(c, toolCall("3", "edit", map[string]any{"path": "form.json"}), nil, false) // action, step 2
 	run(c, bashCall("4", "python /skills/pdf/scripts/fill.py form.json"), nil, true)
 	read("5", "/skills/pdf/references/forms.md") // revisit, no action after

@@ -109,7 +109,7 @@ func TestGitProbe(t *testing.T) {
 	write("bin.dat", "\x00\x01\x02")
 	gitRun("add", ".")
 	gitRun("commit", "-q", "-m", "init")
-	write("a.txt", "1\nTWO\n3\n4\n")  // 1 deleted, 2 added
+	write("a.txt", "1\nTWO\n3\n4\n") // 1 deleted, 2 added
 	write("bin.dat", "\x00\x03\x04") // binary: skipped
 	write("new.txt", "a\nb")         // untracked, no final newline: 2 lines
 	write(".gitignore", "ignored.txt\n")
