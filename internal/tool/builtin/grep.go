@@ -1,0 +1,322 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tool"
+)
+
+type grepArgs struct {
+	Pattern    string  `json:"pattern" jsonschema:"Search pattern (regex or literal string)"`
+	Path       string  `json:"path,omitempty" jsonschema:"Directory or file to search (default: current directory)"`
+	Glob       string  `json:"glob,omitempty" jsonschema:"Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"`
+	IgnoreCase bool    `json:"ignoreCase,omitempty" jsonschema:"Case-insensitive search (default: false)"`
+	Literal    bool    `json:"literal,omitempty" jsonschema:"Treat pattern as literal string instead of regex (default: false)"`
+	Context    float64 `json:"context,omitempty" jsonschema:"Number of lines to show before and after each match (default: 0)"`
+	Limit      float64 `json:"limit,omitempty" jsonschema:"Maximum number of matches to return (default: 100)"`
+}
+
+var grepSchema = sync.OnceValue(tool.SchemaFor[grepArgs])
+
+const grepDefaultLimit = 100
+
+// GrepDetails is the grep tool's details object.
+type GrepDetails struct {
+	Truncation        *tool.Truncation `json:"truncation,omitempty"`
+	MatchLimitReached int              `json:"matchLimitReached,omitempty"`
+	LinesTruncated    bool             `json:"linesTruncated,omitempty"`
+}
+
+type grepTool struct{ env Env }
+
+func (t *grepTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{
+		Name: "grep",
+		Description: fmt.Sprintf("Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. "+
+			"Output is truncated to %d matches or %dKB (whichever is hit first). Long lines are truncated to %d chars.",
+			grepDefaultLimit, tool.DefaultMaxBytes/1024, tool.GrepMaxLineLength),
+		Parameters: grepSchema(),
+	}
+}
+
+// fileGlob filters files by a ripgrep-style glob: without "/" it matches
+// the base name, with "/" the path relative to the search root; a leading
+// "!" excludes.
+type fileGlob struct {
+	pattern string
+	negate  bool
+	path    bool
+}
+
+func newFileGlob(g string) (*fileGlob, error) {
+	if g == "" {
+		return nil, nil
+	}
+	f := &fileGlob{pattern: g}
+	if strings.HasPrefix(f.pattern, "!") {
+		f.negate, f.pattern = true, f.pattern[1:]
+	}
+	f.pattern = strings.TrimPrefix(f.pattern, "/")
+	f.path = strings.Contains(f.pattern, "/")
+	if f.pattern == "" || !doublestar.ValidatePattern(f.pattern) {
+		return nil, fmt.Errorf("Invalid glob pattern: %s", g)
+	}
+	return f, nil
+}
+
+func (f *fileGlob) allows(rel, name string) bool {
+	if f == nil {
+		return true
+	}
+	subject := name
+	if f.path {
+		subject = rel
+	}
+	ok, _ := doublestar.Match(f.pattern, subject)
+	return ok != f.negate
+}
+
+type grepFile struct {
+	rel   string
+	lines []string // formatted output lines
+}
+
+type grepRun struct {
+	matcher   *lineMatcher
+	context   int
+	limit     int
+	count     atomic.Int64
+	truncLine atomic.Bool
+	mu        sync.Mutex
+	files     []grepFile
+	ctx       context.Context
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256*1024); return &b }}
+
+// readInto reads the whole file into the pooled buffer.
+func readInto(path string, bp *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 0
+	if st, err := f.Stat(); err == nil {
+		size = int(st.Size())
+	}
+	buf := (*bp)[:0]
+	if cap(buf) < size+1 {
+		buf = make([]byte, 0, size+512)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	*bp = buf
+	return buf, nil
+}
+
+func cleanLine(b []byte) string {
+	b = bytes.TrimSuffix(b, []byte{'\r'})
+	if bytes.IndexByte(b, '\r') >= 0 {
+		b = bytes.ReplaceAll(b, []byte{'\r'}, nil)
+	}
+	return string(b)
+}
+
+func (g *grepRun) formatLine(rel string, n int, sep byte, line []byte) string {
+	text, cut := tool.TruncateLine(cleanLine(line), tool.GrepMaxLineLength)
+	if cut {
+		g.truncLine.Store(true)
+	}
+	return rel + string(sep) + strconv.Itoa(n) + string(sep) + " " + text
+}
+
+// searchFile searches one file; it reports false when the match limit is
+// reached.
+func (g *grepRun) searchFile(abs, rel string) bool {
+	if g.count.Load() >= int64(g.limit) || g.ctx.Err() != nil {
+		return false
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf, err := readInto(abs, bp)
+	if err != nil || bytes.IndexByte(buf, 0) >= 0 { // unreadable or binary: skipped
+		return true
+	}
+	valid := g.matcher.literal != nil || utf8.Valid(buf)
+	var out []string
+	lineNo, counted := 1, 0
+	for pos := 0; ; {
+		s, e := g.matcher.next(buf, pos, valid)
+		if s < 0 {
+			break
+		}
+		if g.count.Add(1) > int64(g.limit) {
+			break
+		}
+		lineNo += bytes.Count(buf[counted:s], []byte{'\n'})
+		counted = s
+		if g.context == 0 {
+			out = append(out, g.formatLine(rel, lineNo, ':', buf[s:e]))
+		} else {
+			out = append(out, g.contextBlock(buf, rel, s, e, lineNo)...)
+		}
+		pos = e + 1
+	}
+	if len(out) > 0 {
+		g.mu.Lock()
+		g.files = append(g.files, grepFile{rel, out})
+		g.mu.Unlock()
+	}
+	return g.count.Load() < int64(g.limit)
+}
+
+// contextBlock formats the match line [s, e) (line number n) with up to
+// g.context lines before and after it.
+func (g *grepRun) contextBlock(buf []byte, rel string, s, e, n int) []string {
+	var before []int // starts of preceding lines, nearest first
+	for p := s; len(before) < g.context && p > 0; {
+		ls := bytes.LastIndexByte(buf[:p-1], '\n') + 1
+		before = append(before, ls)
+		p = ls
+	}
+	var out []string
+	for i := len(before) - 1; i >= 0; i-- {
+		ls := before[i]
+		le := ls + bytes.IndexByte(buf[ls:], '\n')
+		out = append(out, g.formatLine(rel, n-i-1, '-', buf[ls:le]))
+	}
+	out = append(out, g.formatLine(rel, n, ':', buf[s:e]))
+	pos := e + 1
+	for k := 1; k <= g.context && pos <= len(buf); k++ {
+		le := bytes.IndexByte(buf[pos:], '\n')
+		if le < 0 {
+			le = len(buf)
+		} else {
+			le += pos
+		}
+		out = append(out, g.formatLine(rel, n+k, '-', buf[pos:le]))
+		pos = le + 1
+	}
+	return out
+}
+
+func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool.Result)) tool.Result {
+	a := tool.ParseArgs("grep", raw)
+	pattern := a.String("pattern", true)
+	path := a.String("path", false)
+	globArg := a.String("glob", false)
+	ignoreCase := a.Bool("ignoreCase")
+	literal := a.Bool("literal")
+	contextLines, _ := a.Int("context")
+	limit := positiveLimit(a, grepDefaultLimit)
+	if contextLines < 0 {
+		a.Fail("context", "expected a non-negative integer, got %d", contextLines)
+	}
+	if r := a.Err(); r != nil {
+		return *r
+	}
+	if path == "" {
+		path = "."
+	}
+	root := resolvePath(path, t.env.Cwd)
+	st, err := os.Stat(root)
+	if err != nil {
+		return tool.Errorf("Path not found: %s", root)
+	}
+	m, err := newLineMatcher(pattern, literal, ignoreCase)
+	if err != nil {
+		return tool.Errorf("Invalid regex pattern: %v. Use literal=true to search for the text as-is.", err)
+	}
+	glob, err := newFileGlob(globArg)
+	if err != nil {
+		return tool.Error(err.Error())
+	}
+	g := &grepRun{matcher: m, context: contextLines, limit: limit, ctx: ctx}
+	if !st.IsDir() {
+		g.searchFile(root, filepath.Base(root))
+	} else {
+		err = walkTree(root, func(e walkEntry) error {
+			if ctx.Err() != nil {
+				return errStopWalk
+			}
+			if e.isDir || !e.typ.IsRegular() {
+				return nil
+			}
+			rel := filepath.ToSlash(e.abs[len(root)+1:])
+			if !glob.allows(rel, e.name) {
+				return nil
+			}
+			if !g.searchFile(e.abs, rel) {
+				return errStopWalk
+			}
+			return nil
+		})
+		if err != nil && ctx.Err() == nil {
+			return tool.Errorf("grep: %v", err)
+		}
+	}
+	if ctx.Err() != nil {
+		return tool.Error("Operation aborted")
+	}
+	return g.result()
+}
+
+func (g *grepRun) result() tool.Result {
+	if len(g.files) == 0 {
+		return tool.Text("No matches found")
+	}
+	slices.SortFunc(g.files, func(a, b grepFile) int { return strings.Compare(a.rel, b.rel) })
+	var lines []string
+	for _, f := range g.files {
+		lines = append(lines, f.lines...)
+	}
+	tr := tool.TruncateHead(strings.Join(lines, "\n"), tool.Limits{MaxLines: tool.NoLineLimit})
+	var details GrepDetails
+	var notices []string
+	if g.count.Load() >= int64(g.limit) {
+		notices = append(notices, fmt.Sprintf("%d matches limit reached. Use limit=%d for more, or refine pattern", g.limit, g.limit*2))
+		details.MatchLimitReached = g.limit
+	}
+	if tr.Truncated {
+		notices = append(notices, tool.FormatSize(tool.DefaultMaxBytes)+" limit reached")
+		details.Truncation = &tr
+	}
+	if g.truncLine.Load() {
+		notices = append(notices, fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", tool.GrepMaxLineLength))
+		details.LinesTruncated = true
+	}
+	text := tr.Content
+	r := tool.Text(text)
+	if len(notices) > 0 {
+		r = tool.Text(text + "\n\n[" + strings.Join(notices, ". ") + "]")
+		r.Details = details
+	}
+	return r
+}
