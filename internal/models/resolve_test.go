@@ -1,0 +1,155 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+func TestResolve(t *testing.T) {
+	r, err := registryFor(t, "", map[string]string{"OPENROUTER_API_KEY": "or", "TOGETHER_API_KEY": "tg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		pattern, provider string
+		wantRef           string
+		wantLevel         llm.ThinkingLevel
+		wantErr           string
+		wantWarn          string
+	}{
+		{pattern: "claude-opus-4-8", wantRef: "anthropic/claude-opus-4-8"},
+		{pattern: "anthropic/claude-opus-4-8", wantRef: "anthropic/claude-opus-4-8"},
+		{pattern: "ANTHROPIC/Claude-Opus-4-8", wantRef: "anthropic/claude-opus-4-8"},
+		{pattern: "claude-opus-4-8:high", wantRef: "anthropic/claude-opus-4-8", wantLevel: llm.ThinkingHigh},
+		{pattern: "anthropic/claude-opus-4-8:xhigh", wantRef: "anthropic/claude-opus-4-8", wantLevel: llm.ThinkingXHigh},
+		// --provider restricts and tolerates a repeated prefix.
+		{pattern: "claude-opus-4-8", provider: "openrouter", wantRef: "openrouter/claude-opus-4-8",
+			wantWarn: `Model "claude-opus-4-8" not found for provider "openrouter". Using custom model id.`},
+		{pattern: "anthropic/claude-opus-4.8", provider: "openrouter", wantRef: "openrouter/anthropic/claude-opus-4.8"},
+		{pattern: "openrouter/anthropic/claude-opus-4.8", provider: "OpenRouter", wantRef: "openrouter/anthropic/claude-opus-4.8"},
+		// A slash id whose prefix is also a provider: provider/id first,
+		// then the literal id on another provider.
+		{pattern: "anthropic/claude-sonnet-4.6", wantRef: "openrouter/anthropic/claude-sonnet-4.6"},
+		// Fuzzy: substring of id or name; alias beats dated; highest id wins.
+		{pattern: "sonnet-4-5", wantRef: "anthropic/claude-sonnet-4-5"},
+		{pattern: "haiku-4-5-2025", wantRef: "anthropic/claude-haiku-4-5-20251001"},
+		{pattern: "Gemini 2.5 Flash-Lite", wantRef: "google/gemini-2.5-flash-lite"},
+		{pattern: "kimi-k2.6", provider: "moonshotai", wantRef: "moonshotai/kimi-k2.6"},
+		{pattern: "gpt-5.4-mini:low", wantRef: "openai/gpt-5.4-mini", wantLevel: llm.ThinkingLow},
+		// An exact bare id beats substring matches on other providers.
+		{pattern: "gpt-oss-120b", wantRef: "cerebras/gpt-oss-120b"},
+		// Ambiguous exact id across providers: the authenticated one wins.
+		{pattern: "deepseek-ai/DeepSeek-V4-Pro", wantRef: "together/deepseek-ai/DeepSeek-V4-Pro"},
+		// Invalid thinking suffix is part of the id in --model (strict).
+		{pattern: "claude-opus-4-8:turbo", wantErr: `Model "claude-opus-4-8:turbo" not found`},
+		// Unknown id of a known provider: a custom id with a warning.
+		{pattern: "openai/gpt-9-preview:high", wantRef: "openai/gpt-9-preview", wantLevel: llm.ThinkingHigh,
+			wantWarn: `Model "gpt-9-preview" not found for provider "openai". Using custom model id.`},
+		{pattern: "x", provider: "nope", wantErr: `Unknown provider "nope"`},
+		{pattern: "claude-opsu-4-8", wantErr: "Did you mean: anthropic/claude-opus-4-8"},
+	}
+	for _, c := range cases {
+		t.Run(c.provider+"|"+c.pattern, func(t *testing.T) {
+			res, err := r.ResolveModel(c.pattern, c.provider, "")
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want containing %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Model.Provider + "/" + res.Model.ID; got != c.wantRef {
+				t.Errorf("model = %s, want %s", got, c.wantRef)
+			}
+			if res.Thinking != c.wantLevel {
+				t.Errorf("thinking = %q, want %q", res.Thinking, c.wantLevel)
+			}
+			if res.Warning != c.wantWarn {
+				t.Errorf("warning = %q, want %q", res.Warning, c.wantWarn)
+			}
+		})
+	}
+}
+
+func TestResolveAmbiguousWithoutAuth(t *testing.T) {
+	r, _ := registryFor(t, "", nil)
+	_, _, err := r.Resolve("deepseek-ai/DeepSeek-V4-Pro", "")
+	if err == nil || !strings.Contains(err.Error(), "is ambiguous across providers: huggingface/deepseek-ai/DeepSeek-V4-Pro, together/deepseek-ai/DeepSeek-V4-Pro.") ||
+		!strings.Contains(err.Error(), "No matching provider is authenticated.") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestResolveCustomIDReasoning(t *testing.T) {
+	r, _ := registryFor(t, "", nil)
+	res, err := r.ResolveModel("groq/some-new-model", "", llm.ThinkingHigh)
+	if err != nil || !res.Model.Reasoning || res.Model.API != llm.APIOpenAICompletions || res.Model.ID != "some-new-model" {
+		t.Fatalf("custom id = %+v %v", res.Model, err)
+	}
+	if r.Find("groq", "some-new-model") != nil {
+		t.Error("a custom id must not be added to the registry")
+	}
+}
+
+func TestScope(t *testing.T) {
+	r, _ := registryFor(t, "", map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"})
+	scoped, warnings := r.Scope(context.Background(), []string{
+		"claude-opus-4-8:high",
+		"anthropic/*sonnet*",
+		"*SONNET-4-5*:low", // duplicates keep their first entry
+		"gpt-5.5",
+		"openai/gpt-4.1-?ano",
+		"gemini-2.5-pro", // google has no key: not available
+		"o3:turbo",
+		"nothing-like-this",
+	})
+	var got []string
+	for _, s := range scoped {
+		got = append(got, s.Model.Provider+"/"+s.Model.ID+":"+string(s.Thinking))
+	}
+	want := []string{
+		"anthropic/claude-opus-4-8:high",
+		"anthropic/claude-sonnet-5-5:", "anthropic/claude-sonnet-5:", "anthropic/claude-sonnet-4-6:",
+		"anthropic/claude-sonnet-4-5:", "anthropic/claude-sonnet-4-5-20250929:",
+		"openai/gpt-5.5:", "openai/gpt-4.1-nano:", "openai/o3:",
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("scope\n got %v\nwant %v", got, want)
+	}
+	wantWarn := []string{
+		`No models match pattern "gemini-2.5-pro"`,
+		`Invalid thinking level "turbo" in pattern "o3:turbo". Using default instead.`,
+		`No models match pattern "nothing-like-this"`,
+	}
+	if strings.Join(warnings, "|") != strings.Join(wantWarn, "|") {
+		t.Errorf("warnings\n got %q\nwant %q", warnings, wantWarn)
+	}
+}
+
+func TestDefaultModel(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, ""},
+		{map[string]string{"GROQ_API_KEY": "g"}, "groq/openai/gpt-oss-120b"},
+		{map[string]string{"GROQ_API_KEY": "g", "GEMINI_API_KEY": "k"}, "google/gemini-3.1-pro-preview"},
+		{map[string]string{"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}, "anthropic/claude-opus-4-8"},
+	}
+	for _, c := range cases {
+		r, _ := registryFor(t, "", c.env)
+		m := r.DefaultModel(context.Background())
+		got := ""
+		if m != nil {
+			got = m.Provider + "/" + m.ID
+		}
+		if got != c.want {
+			t.Errorf("env %v: default = %q, want %q", c.env, got, c.want)
+		}
+	}
+}
