@@ -60,11 +60,17 @@ type fileLayer struct {
 // file's value, for a bad project value).
 func Load(opts LoadOptions) (*Settings, []Diagnostic) {
 	var diags []Diagnostic
-	user := readLayer(config.Agent{Dir: opts.AgentDir}.Settings(), ScopeUser, opts.AgentDir, &diags)
+	user := &fileLayer{scope: ScopeUser}
+	if opts.AgentDir != "" {
+		user = readLayer(config.Agent{Dir: opts.AgentDir}.Settings(), ScopeUser, opts.AgentDir, &diags)
+	}
 	var project *fileLayer
-	if opts.ProjectTrusted {
+	switch {
+	case opts.Cwd == "":
+		project = &fileLayer{scope: ScopeProject}
+	case opts.ProjectTrusted:
 		project = readLayer(config.Project{Cwd: opts.Cwd}.Settings(), ScopeProject, projectBase(opts.Cwd), &diags)
-	} else {
+	default:
 		project = &fileLayer{scope: ScopeProject}
 		if dir, d := ProjectSessionDir(opts.Cwd); dir != "" || len(d) > 0 {
 			diags = append(diags, d...)
@@ -345,7 +351,7 @@ func build(opts LoadOptions, user, project *fileLayer) *Settings {
 		return c
 	}
 	merged := mergeObjects(special(u), special(p))
-	data, err := json.Marshal(merged)
+	data, err := merged.MarshalJSON()
 	if err == nil {
 		// Validated values always fit the struct; an error here would be a
 		// schema/struct mismatch caught by the tests.

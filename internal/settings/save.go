@@ -121,6 +121,45 @@ func hasErrors(diags []Diagnostic) bool {
 	return false
 }
 
+// ParseKey splits a key written as in diagnostics and /settings:
+// dotted segments, with bracketed quoted segments for names that contain
+// dots or slashes: compaction.modelOverrides["openai/gpt-4.1"].reserveTokens.
+func ParseKey(key string) ([]string, error) {
+	var path []string
+	rest := key
+	for rest != "" {
+		if strings.HasPrefix(rest, "[") {
+			q, err := strconv.QuotedPrefix(rest[1:])
+			if err != nil || !strings.HasPrefix(rest[1+len(q):], "]") {
+				return nil, fmt.Errorf("key %q: bad bracketed segment", key)
+			}
+			seg, _ := strconv.Unquote(q)
+			path = append(path, seg)
+			rest = strings.TrimPrefix(rest[1+len(q)+1:], ".")
+			continue
+		}
+		end := strings.IndexAny(rest, ".[")
+		if end < 0 {
+			end = len(rest)
+		}
+		if end == 0 {
+			return nil, fmt.Errorf("key %q: empty segment", key)
+		}
+		path = append(path, rest[:end])
+		rest = rest[end:]
+		if strings.HasPrefix(rest, ".") {
+			rest = rest[1:]
+			if rest == "" {
+				return nil, fmt.Errorf("key %q: empty segment", key)
+			}
+		}
+	}
+	if len(path) == 0 {
+		return nil, fmt.Errorf("empty key")
+	}
+	return path, nil
+}
+
 // keyString renders path as a diagnostic key.
 func keyString(path []string) string {
 	var b strings.Builder

@@ -188,3 +188,35 @@ func mustTime(t *testing.T, s string) time.Time {
 	}
 	return tm
 }
+
+func TestParseKey(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		bad  bool
+	}{
+		{"theme", []string{"theme"}, false},
+		{"retry.provider.timeoutMs", []string{"retry", "provider", "timeoutMs"}, false},
+		{`compaction.modelOverrides["openai/gpt-4.1"].reserveTokens`, []string{"compaction", "modelOverrides", "openai/gpt-4.1", "reserveTokens"}, false},
+		{`modelThinkingLevels["a/b"]`, []string{"modelThinkingLevels", "a/b"}, false},
+		{"", nil, true},
+		{"a..b", nil, true},
+		{"a.", nil, true},
+		{`a["x`, nil, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseKey(tt.in)
+		if (err != nil) != tt.bad {
+			t.Errorf("ParseKey(%q) err = %v", tt.in, err)
+			continue
+		}
+		if !tt.bad {
+			if err := want(got, tt.want); err != nil {
+				t.Errorf("ParseKey(%q): %v", tt.in, err)
+			}
+			if back := keyString(got); back != tt.in {
+				t.Errorf("keyString(ParseKey(%q)) = %q", tt.in, back)
+			}
+		}
+	}
+}
