@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -117,10 +116,21 @@ func (v *validator) fail(path, format string, a ...any) {
 	v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, a...)})
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// plainKey reports whether key can be written as .key in a path.
+func plainKey(key string) bool {
+	if key == "" {
+		return false
+	}
+	for _, c := range key {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 func member(path, key string) string {
-	if plainKey.MatchString(key) {
+	if plainKey(key) {
 		if path == "" {
 			return key
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -244,10 +243,20 @@ func exactMatch(ref string, models []*llm.Model) *llm.Model {
 	return nil
 }
 
-var datedID = regexp.MustCompile(`-\d{8}$`)
-
+// isAlias reports whether id is not a dated snapshot (-YYYYMMDD suffix).
 func isAlias(id string) bool {
-	return strings.HasSuffix(id, "-latest") || !datedID.MatchString(id)
+	if strings.HasSuffix(id, "-latest") {
+		return true
+	}
+	if len(id) < 9 || id[len(id)-9] != '-' {
+		return true
+	}
+	for _, c := range id[len(id)-8:] {
+		if c < '0' || c > '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // matchModel is the exact match, else the best substring match of id or
