@@ -13,6 +13,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/tool"
@@ -30,17 +31,6 @@ type Models interface {
 	Available() []*llm.Model
 }
 
-// Harness is the harness core as the runtime calls it. Every method may be
-// a no-op; a nil Harness disables it.
-type Harness interface {
-	OnUserMessage(text string)
-	SystemPromptRules() []string
-	PrepareRequest(msgs []llm.Message) []llm.Message
-	BeforeToolCall(ctx context.Context, call *llm.ToolCall) (block bool, reason string)
-	AfterToolCall(call *llm.ToolCall, result *llm.ToolResultMessage)
-	OnAssistantEnd(msg *llm.AssistantMessage) (followUp string, ok bool)
-}
-
 // Config holds everything the runtime is built from. The CLI fills it from
 // settings and flags.
 type Config struct {
@@ -54,7 +44,8 @@ type Config struct {
 	ScopedModels []ScopedModel
 	Tools        *tool.Registry
 	ActiveTools  []string
-	Harness      Harness
+	// Harness is the harness core (nil = off).
+	Harness *harness.Core
 
 	CustomPrompt string
 	AppendPrompt []string
@@ -244,7 +235,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 		return ErrNoModel
 	}
 	if r.cfg.Harness != nil {
-		r.cfg.Harness.OnUserMessage(text)
+		r.cfg.Harness.OnUserMessage(text, true)
 	}
 	r.maybeCompact(ctx, "threshold")
 	if err := r.syncSystem(); err != nil {
@@ -261,7 +252,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 // Steer queues text for delivery before the next model call.
 func (r *Runtime) Steer(text string, images []llm.ImageContent) {
 	if r.cfg.Harness != nil {
-		r.cfg.Harness.OnUserMessage(text)
+		r.cfg.Harness.OnUserMessage(text, false)
 	}
 	r.agent.Steer(r.UserMessage(text, images))
 }
@@ -325,7 +316,7 @@ func (r *Runtime) promptInputs() PromptInputs {
 		in.ContextFiles = LoadContextFiles(r.cfg.AgentDir, r.cfg.Cwd)
 	}
 	if r.cfg.Harness != nil {
-		in.ExtraRules = r.cfg.Harness.SystemPromptRules()
+		in.ExtraRules = r.cfg.Harness.PromptGuidelines()
 	}
 	return in
 }
@@ -456,9 +447,32 @@ func (r *Runtime) hooks() agent.Hooks {
 		Overflow:     r.recoverOverflow,
 	}
 	if hc := r.cfg.Harness; hc != nil {
-		h.BeforeToolCall = hc.BeforeToolCall
+		h.BeforeToolCall = func(ctx context.Context, call *llm.ToolCall) (bool, string) {
+			var appr harness.Approver
+			if a := r.Approver(); a != nil {
+				appr = a
+			}
+			d := hc.BeforeToolCall(ctx, call, appr)
+			return d.Block, d.Reason
+		}
 		h.AfterToolCall = hc.AfterToolCall
 		h.AfterAssistant = func(m *llm.AssistantMessage, _ []*llm.ToolResultMessage) (string, bool) { return hc.OnAssistantEnd(m) }
 	}
 	return h
+}
+
+// RestoreHarness rebuilds the harness state from the active branch (its
+// constraints entry and messages), after resuming or moving in the tree.
+func (r *Runtime) RestoreHarness() {
+	hc := r.cfg.Harness
+	if hc == nil {
+		return
+	}
+	var data []byte
+	for _, e := range r.Session().Branch("") {
+		if c := e.Custom(); c != nil && c.CustomType == harness.CustomTypeConstraints {
+			data = c.Data
+		}
+	}
+	_ = hc.Restore(r.ContextMessages(), data)
 }

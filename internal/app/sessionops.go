@@ -38,20 +38,25 @@ func (r *Runtime) replaceSession(s *session.Manager) {
 // restoreFromBranch applies the model and thinking level recorded on the
 // active branch.
 func (r *Runtime) restoreFromBranch() {
-	ctx := r.Session().BuildSessionContext()
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	sess := r.Session()
+	ctx := sess.BuildSessionContext()
+	hasEntries := sess.LeafID() != ""
+	var found *llm.Model
 	if ctx.Model != nil && r.cfg.Models != nil {
-		if m := r.cfg.Models.Find(ctx.Model.Provider, ctx.Model.ModelID); m != nil {
-			r.model = m
-		}
+		found = r.cfg.Models.Find(ctx.Model.Provider, ctx.Model.ModelID)
 	}
-	if l, ok := llm.ParseThinkingLevel(ctx.ThinkingLevel); ok && r.Session().LeafID() != "" {
+	r.mu.Lock()
+	if found != nil {
+		r.model = found
+	}
+	if l, ok := llm.ParseThinkingLevel(ctx.ThinkingLevel); ok && hasEntries {
 		r.thinking = l
 	}
 	if r.model != nil {
 		r.thinking = r.model.ClampThinkingLevel(r.thinking)
 	}
+	r.mu.Unlock()
+	r.RestoreHarness()
 }
 
 // NewSession starts a fresh session in the same directory.
