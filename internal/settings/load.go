@@ -362,10 +362,13 @@ func build(opts LoadOptions, user, project *fileLayer) *Settings {
 	pt, hasPT := p.Get("defaultTools")
 	s.DefaultTools = ResolveTools(stringList(ut), stringList(pt), hasUT, hasPT)
 
-	if v, ok := p.Get("sessionDir"); ok && v.(string) != "" {
-		s.SessionDir = config.ResolvePath(opts.Cwd, v.(string))
-	} else if v, ok := u.Get("sessionDir"); ok && v.(string) != "" {
-		s.SessionDir = config.ResolvePath(opts.Cwd, v.(string))
+	// The project's sessionDir wins and applies even before trust.
+	for _, o := range []*Object{p, u} {
+		v, _ := o.Get("sessionDir")
+		if dir, _ := v.(string); dir != "" {
+			s.SessionDir = config.ResolvePath(opts.Cwd, dir)
+			break
+		}
 	}
 
 	for _, l := range []struct {

@@ -44,6 +44,9 @@ const (
 
 // Defaults named by settings.md that other packages need.
 const (
+	// DefaultLayaBaseURL is settings.md's default. laya.md (seed 002, the
+	// Docker generation) publishes the server on 127.0.0.1:8737 instead;
+	// the two product documents disagree and this follows settings.md.
 	DefaultLayaBaseURL      = "http://127.0.0.1:8000/v1"
 	DefaultHTTPIdleTimeout  = 300000
 	DefaultReserveTokens    = 16384
