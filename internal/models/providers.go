@@ -100,7 +100,7 @@ var defaultModels = []struct{ provider, id string }{
 	{"nvidia", "nvidia/nemotron-3-ultra-550b-a55b"},
 	{"deepseek", "deepseek-v4-pro"},
 	{"google", "gemini-3.1-pro-preview"},
-	{"openrouter", "anthropic/claude-opus-4.8"},
+	{"openrouter", "moonshotai/kimi-k2.6"},
 	{"xai", "grok-4.6"},
 	{"groq", "openai/gpt-oss-120b"},
 	{"cerebras", "gpt-oss-120b"},
