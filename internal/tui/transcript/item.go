@@ -1,0 +1,344 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui/markdown"
+	"github.com/relay-agent/relay/internal/tui/theme"
+)
+
+// Kind of a transcript item.
+type Kind int
+
+const (
+	KindUser Kind = iota
+	KindText
+	KindThinking
+	KindTool
+	KindBash
+	KindError
+	KindNotice
+	KindCustom
+	KindSummary
+)
+
+// item is one rendered block. Its lines are cached per width and version.
+type item struct {
+	kind    Kind
+	version int
+	done    bool
+
+	text string        // user, error, notice, custom, summary text; tool/bash label
+	doc  *markdown.Doc // assistant text
+	buf  strings.Builder
+
+	// tool call
+	toolID, toolName string
+	args             json.RawMessage
+	partialArgs      map[string]any
+	output           string
+	details          json.RawMessage
+	isError, running bool
+	// bash execution
+	exitCode  *int
+	cancelled bool
+
+	cacheW, cacheV int
+	cacheFlags     uint8
+	lines          []string
+}
+
+func (it *item) touch() { it.version++ }
+
+type renderCtx struct {
+	th            *theme.Theme
+	toolsExpanded bool
+	hideThinking  bool
+	outputPad     int
+	collapsedMax  int
+}
+
+func (c *renderCtx) flags() uint8 {
+	var f uint8
+	if c.toolsExpanded {
+		f |= 1
+	}
+	if c.hideThinking {
+		f |= 2
+	}
+	return f
+}
+
+// render returns the item's lines at width, from cache when unchanged.
+func (it *item) render(c *renderCtx, width int) []string {
+	if it.lines != nil && it.cacheW == width && it.cacheV == it.version && it.cacheFlags == c.flags() {
+		return it.lines
+	}
+	it.lines = it.draw(c, width)
+	if it.lines == nil {
+		it.lines = []string{}
+	}
+	it.cacheW, it.cacheV, it.cacheFlags = width, it.version, c.flags()
+	return it.lines
+}
+
+func (it *item) draw(c *renderCtx, width int) []string {
+	th := c.th
+	pad := strings.Repeat(" ", c.outputPad)
+	inner := max(8, width-2*c.outputPad)
+	switch it.kind {
+	case KindUser:
+		return boxed(th, "userMessageBg", "userMessageText", wrapPlain(it.text, inner-2), width)
+	case KindText:
+		return indent(pad, it.doc.Lines(inner))
+	case KindThinking:
+		if c.hideThinking {
+			return []string{pad + th.Fg("thinkingText", theme.Italic("Thinking…"))}
+		}
+		var out []string
+		for _, l := range wrapPlain(it.buf.String(), inner) {
+			out = append(out, pad+th.Fg("thinkingText", theme.Italic(l)))
+		}
+		return out
+	case KindTool:
+		return it.drawTool(c, width, inner)
+	case KindBash:
+		return it.drawBash(c, width, inner)
+	case KindError:
+		var out []string
+		for _, l := range wrapPlain("Error: "+it.text, inner) {
+			out = append(out, pad+th.Fg("error", l))
+		}
+		return out
+	case KindNotice:
+		var out []string
+		for _, l := range wrapPlain(it.text, inner) {
+			out = append(out, pad+th.Fg("muted", l))
+		}
+		return out
+	case KindCustom, KindSummary:
+		return boxed(th, "customMessageBg", "customMessageText", wrapPlain(it.text, inner-2), width)
+	}
+	return nil
+}
+
+func indent(pad string, lines []string) []string {
+	if pad == "" {
+		return lines
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = pad + l
+	}
+	return out
+}
+
+// boxed draws text lines on a full-width background with one blank row
+// above and below and one column of padding.
+func boxed(th *theme.Theme, bgRole, fgRole string, lines []string, width int) []string {
+	fill := func(s string) string {
+		w := ansi.StringWidth(s)
+		return th.Bg(bgRole, th.Fg(fgRole, " "+s+strings.Repeat(" ", max(0, width-w-1))))
+	}
+	out := []string{fill("")}
+	for _, l := range lines {
+		out = append(out, fill(l))
+	}
+	return append(out, fill(""))
+}
+
+// wrapPlain wraps untrusted plain text: control sequences are removed and
+// tabs expanded so the width math holds.
+func wrapPlain(s string, width int) []string {
+	s = sanitize(s)
+	if s == "" {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, max(4, width), ""), "\n")
+}
+
+func sanitize(s string) string {
+	s = ansi.Strip(s)
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\t", "    ")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// toolSummary is the one-line description of a call from its arguments.
+func toolSummary(name string, args map[string]any) string {
+	str := func(k string) string {
+		if v, ok := args[k].(string); ok {
+			return v
+		}
+		return ""
+	}
+	switch name {
+	case "bash":
+		return "$ " + str("command")
+	case "read", "write", "edit", "ls":
+		s := str("path")
+		if name == "read" {
+			if off, ok := args["offset"].(float64); ok {
+				s += fmt.Sprintf(":%d", int(off))
+			}
+		}
+		return name + " " + s
+	case "grep", "find":
+		s := name + " " + str("pattern")
+		if p := str("path"); p != "" {
+			s += " in " + p
+		}
+		return s
+	}
+	if len(args) == 0 {
+		return name
+	}
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		v, _ := json.Marshal(args[k])
+		parts = append(parts, k+"="+string(v))
+	}
+	return name + " " + strings.Join(parts, " ")
+}
+
+func (it *item) argMap() map[string]any {
+	if len(it.args) > 0 {
+		var m map[string]any
+		if json.Unmarshal(it.args, &m) == nil {
+			return m
+		}
+	}
+	return it.partialArgs
+}
+
+func (it *item) drawTool(c *renderCtx, width, inner int) []string {
+	th := c.th
+	bg := "toolPendingBg"
+	switch {
+	case it.done && it.isError:
+		bg = "toolErrorBg"
+	case it.done:
+		bg = "toolSuccessBg"
+	}
+	args := it.argMap()
+	head := toolSummary(it.toolName, args)
+	var body []string
+	for _, l := range wrapPlain(head, inner-2) {
+		body = append(body, th.Fg("toolTitle", theme.Bold(l)))
+	}
+	// Write shows the content it writes; edit shows its diff.
+	var content []string
+	diff := ""
+	if len(it.details) > 0 {
+		var d struct {
+			Diff string `json:"diff"`
+		}
+		if json.Unmarshal(it.details, &d) == nil {
+			diff = d.Diff
+		}
+	}
+	switch {
+	case diff != "" && !it.isError:
+		for _, l := range strings.Split(strings.TrimRight(sanitize(diff), "\n"), "\n") {
+			role := "toolDiffContext"
+			if strings.HasPrefix(l, "+") {
+				role = "toolDiffAdded"
+			} else if strings.HasPrefix(l, "-") {
+				role = "toolDiffRemoved"
+			}
+			for _, w := range wrapPlain(l, inner-2) {
+				content = append(content, th.Fg(role, w))
+			}
+		}
+	default:
+		out := it.output
+		if it.toolName == "write" && out == "" {
+			if s, ok := args["content"].(string); ok {
+				out = s
+			}
+		}
+		for _, w := range wrapPlain(strings.TrimRight(out, "\n"), inner-2) {
+			role := "toolOutput"
+			if it.isError {
+				role = "error"
+			}
+			content = append(content, th.Fg(role, w))
+		}
+	}
+	if max := c.collapsedMax; !c.toolsExpanded && len(content) > max {
+		hidden := len(content) - max
+		content = append(content[:max:max], th.Fg("muted", fmt.Sprintf("… %d more lines (ctrl+o to expand)", hidden)))
+	}
+	if len(content) > 0 {
+		body = append(body, "")
+		body = append(body, content...)
+	}
+	return boxed(th, bg, "text", body, width)
+}
+
+func (it *item) drawBash(c *renderCtx, width, inner int) []string {
+	th := c.th
+	body := []string{th.Fg("bashMode", theme.Bold("$ "+sanitize(it.text)))}
+	var content []string
+	for _, w := range wrapPlain(strings.TrimRight(it.output, "\n"), inner-2) {
+		content = append(content, th.Fg("toolOutput", w))
+	}
+	if max := c.collapsedMax; !c.toolsExpanded && len(content) > max {
+		hidden := len(content) - max
+		content = append(content[:max:max], th.Fg("muted", fmt.Sprintf("… %d more lines (ctrl+o to expand)", hidden)))
+	}
+	if len(content) > 0 {
+		body = append(body, "")
+		body = append(body, content...)
+	}
+	switch {
+	case it.cancelled:
+		body = append(body, th.Fg("warning", "(cancelled)"))
+	case it.exitCode != nil && *it.exitCode != 0:
+		body = append(body, th.Fg("error", fmt.Sprintf("exit code %d", *it.exitCode)))
+	}
+	bg := "toolPendingBg"
+	if it.done {
+		bg = "toolSuccessBg"
+		if it.cancelled || it.exitCode != nil && *it.exitCode != 0 {
+			bg = "toolErrorBg"
+		}
+	}
+	return boxed(th, bg, "text", body, width)
+}
+
+// blocksText is the text of content blocks, images shown as a marker.
+func blocksText(bs llm.Blocks) string {
+	var sb strings.Builder
+	for _, b := range bs {
+		switch b := b.(type) {
+		case *llm.TextContent:
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(b.Text)
+		case *llm.ImageContent:
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString("[image " + b.MimeType + "]")
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,222 @@
+package transcript
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui/markdown"
+	"github.com/relay-agent/relay/internal/tui/theme"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, lines []string) {
+	t.Helper()
+	var plain []string
+	for _, l := range lines {
+		plain = append(plain, strings.TrimRight(ansi.Strip(l), " "))
+	}
+	got := strings.Join(plain, "\n") + "\n"
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(p, []byte(got), 0o644)
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("missing golden (run with -update): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func newT() *Transcript {
+	return New(markdown.NewRenderer(markdown.Options{Theme: theme.Builtin("dark")}), Options{CollapsedLines: 3})
+}
+
+func delta(typ string, idx int, d string) agent.Event {
+	return agent.Event{Type: agent.MessageUpdate, AssistantEvent: &llm.AssistantEvent{Type: typ, ContentIndex: idx, Delta: d}}
+}
+
+func streamTurn(tr *Transcript) {
+	tr.Apply(agent.Event{Type: agent.MessageStart, Message: &llm.UserMessage{Content: llm.StringContent("List the files please")}})
+	tr.Apply(agent.Event{Type: agent.MessageStart, Message: &llm.AssistantMessage{StopReason: llm.StopPending}})
+	tr.Apply(delta(llm.EventThinkingStart, 0, ""))
+	tr.Apply(delta(llm.EventThinkingDelta, 0, "The user wants files."))
+	tr.Apply(delta(llm.EventTextStart, 1, ""))
+	for _, w := range strings.SplitAfter("Sure. I'll run **ls**:\n\n```bash\nls -la\n```\n", " ") {
+		tr.Apply(delta(llm.EventTextDelta, 1, w))
+	}
+	args := json.RawMessage(`{"command":"ls -la"}`)
+	tr.Apply(agent.Event{Type: agent.MessageUpdate, AssistantEvent: &llm.AssistantEvent{Type: llm.EventToolCallStart, ContentIndex: 2, ID: "c1", ToolName: "bash"}})
+	final := &llm.AssistantMessage{StopReason: llm.StopToolUse, Content: llm.Blocks{
+		&llm.ThinkingContent{Thinking: "The user wants files."},
+		&llm.TextContent{Text: "Sure. I'll run **ls**:\n\n```bash\nls -la\n```\n"},
+		&llm.ToolCall{ID: "c1", Name: "bash", Arguments: args},
+	}}
+	tr.Apply(agent.Event{Type: agent.MessageEnd, Message: final})
+	tr.Apply(agent.Event{Type: agent.ToolExecutionStart, ToolCallID: "c1", ToolName: "bash", Args: args})
+	out := &agent.ToolOutput{Content: llm.Blocks{&llm.TextContent{Text: "a\nb\nc\nd\ne\n"}}}
+	tr.Apply(agent.Event{Type: agent.ToolExecutionEnd, ToolCallID: "c1", ToolName: "bash", Output: out})
+}
+
+func TestStreamedTurnGolden(t *testing.T) {
+	tr := newT()
+	streamTurn(tr)
+	golden(t, "turn", tr.View(50, 30))
+	tr.SetToolsExpanded(true)
+	tr.SetThinkingHidden(true)
+	golden(t, "turn_expanded", tr.View(50, 30))
+}
+
+func TestEditDiffAndErrors(t *testing.T) {
+	tr := newT()
+	det := json.RawMessage(`{"diff":" 1 package x\n-2 old line\n+2 new line\n"}`)
+	tr.AddMessages([]llm.Message{
+		&llm.AssistantMessage{StopReason: llm.StopToolUse, Content: llm.Blocks{&llm.ToolCall{ID: "e", Name: "edit", Arguments: json.RawMessage(`{"path":"x.go"}`)}}},
+		&llm.ToolResultMessage{ToolCallID: "e", ToolName: "edit", Content: llm.Blocks{&llm.TextContent{Text: "ok"}}, Details: det},
+		&llm.AssistantMessage{StopReason: llm.StopError, ErrorMessage: "529 overloaded"},
+		&llm.BashExecutionMessage{Command: "false", ExitCode: intp(1)},
+	})
+	tr.Apply(agent.Event{Type: agent.AutoRetryStart, Attempt: 1, MaxAttempts: 3, DelayMs: 2000, ErrorMessage: "529 overloaded"})
+	golden(t, "diff_errors", tr.View(40, 24))
+	lines := tr.View(40, 24)
+	joined := strings.Join(lines, "\n")
+	th := tr.Theme()
+	if !strings.Contains(joined, th.FgSeq("toolDiffAdded")+"+2 new line") {
+		t.Error("added diff line not coloured")
+	}
+}
+
+func intp(i int) *int { return &i }
+
+func TestRegularModeCommitsInOrder(t *testing.T) {
+	tr := newT()
+	tr.AddNotice("one")
+	tr.Apply(agent.Event{Type: agent.MessageStart, Message: &llm.AssistantMessage{}})
+	tr.Apply(delta(llm.EventTextDelta, 0, "streaming"))
+	tr.AddNotice("after")
+	got := tr.TakeCommitted(40)
+	if len(got) != 2 || ansi.Strip(got[1]) != "one" {
+		t.Fatalf("committed %q", got)
+	}
+	if live := tr.Live(40); len(live) != 4 {
+		t.Fatalf("live %q", live)
+	}
+	tr.Apply(agent.Event{Type: agent.MessageEnd, Message: &llm.AssistantMessage{StopReason: llm.StopStop, Content: llm.Blocks{&llm.TextContent{Text: "streaming done"}}}})
+	got = tr.TakeCommitted(40)
+	if len(got) != 4 || !strings.Contains(ansi.Strip(got[1]), "streaming done") {
+		t.Fatalf("second commit %q", got)
+	}
+	if len(tr.Live(40)) != 0 || len(tr.TakeCommitted(40)) != 0 {
+		t.Fatal("nothing should remain")
+	}
+}
+
+func bigTranscript(n int) *Transcript {
+	tr := newT()
+	var ms []llm.Message
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			ms = append(ms, &llm.UserMessage{Content: llm.StringContent(fmt.Sprintf("question %d", i))})
+		} else {
+			ms = append(ms, &llm.AssistantMessage{StopReason: llm.StopStop, Content: llm.Blocks{&llm.TextContent{Text: fmt.Sprintf("Answer **%d** with `code`.\n\n- a\n- b", i)}}})
+		}
+	}
+	tr.AddMessages(ms)
+	return tr
+}
+
+func TestScrollAndPrompts(t *testing.T) {
+	tr := bigTranscript(40)
+	v := tr.View(30, 10)
+	if !strings.Contains(ansi.Strip(v[len(v)-1]), "- b") || !tr.Following() {
+		t.Fatalf("bottom %q", v)
+	}
+	tr.ScrollBy(-5)
+	if tr.Following() {
+		t.Fatal("still following after scroll up")
+	}
+	tr.Top()
+	v = tr.View(30, 10)
+	if !strings.Contains(ansi.Strip(strings.Join(v, "\n")), "question 0") {
+		t.Fatalf("top %q", v)
+	}
+	tr.NextPrompt()
+	v = tr.View(30, 10)
+	if !strings.Contains(ansi.Strip(strings.Join(v[:4], "\n")), "question 2") {
+		t.Fatalf("next prompt %q", v)
+	}
+	tr.PrevPrompt()
+	v = tr.View(30, 10)
+	if !strings.Contains(ansi.Strip(strings.Join(v[:4], "\n")), "question 0") {
+		t.Fatalf("prev prompt %q", v)
+	}
+	above, vis, total := tr.Scroll()
+	if above != 0 || vis != 10 || total < 100 {
+		t.Fatalf("scroll %d %d %d", above, vis, total)
+	}
+	tr.PageDown()
+	tr.PageDown()
+	if a, _, _ := tr.Scroll(); a != 18 {
+		t.Fatalf("after 2 pages above=%d", a)
+	}
+	tr.Bottom()
+	tr.View(30, 10)
+	if !tr.Following() {
+		t.Fatal("bottom does not follow")
+	}
+}
+
+func TestSearch(t *testing.T) {
+	tr := bigTranscript(40)
+	tr.View(30, 10)
+	if n := tr.Search("question 1"); n != 5 { // 10, 12, 14, 16, 18
+		t.Fatalf("matches %d", n)
+	}
+	if c, n := tr.SearchStatus(); c != 5 || n != 5 {
+		t.Fatalf("status %d/%d", c, n)
+	}
+	v := strings.Join(tr.View(30, 10), "\n")
+	if !strings.Contains(v, "\x1b[7mquestion 1\x1b[27m8") {
+		t.Fatalf("current match not highlighted: %q", v)
+	}
+	tr.NextMatch()
+	if c, _ := tr.SearchStatus(); c != 1 {
+		t.Fatalf("wrap to first, got %d", c)
+	}
+	tr.CloseSearch()
+}
+
+// BenchmarkView10k measures one frame (a keystroke's redraw) over a
+// 10,000-message transcript at the bottom.
+func BenchmarkView10k(b *testing.B) {
+	tr := bigTranscript(10000)
+	tr.View(100, 40)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tr.View(100, 40)
+		tr.Scroll()
+	}
+}
+
+func BenchmarkScroll10k(b *testing.B) {
+	tr := bigTranscript(10000)
+	tr.View(100, 40)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tr.PageUp()
+		tr.View(100, 40)
+	}
+}
