@@ -15,7 +15,12 @@ type Block interface {
 type TextContent struct {
 	Text          string `json:"text"`
 	TextSignature string `json:"textSignature,omitempty"`
-	Extra         Extra  `json:"-"`
+	// Volatile marks request-time text that changes on every request (the
+	// harness state block). It is never persisted; clients with explicit
+	// cache breakpoints put them before it, and keep it out of a tool
+	// result's own content, so the cached prefix stays reusable.
+	Volatile bool  `json:"-"`
+	Extra    Extra `json:"-"`
 }
 
 // ImageContent is an "image" block with base64 data.
