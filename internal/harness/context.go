@@ -207,7 +207,9 @@ func appendState(msgs []llm.Message, state string, copied bool) []llm.Message {
 	if len(msgs) == 0 || state == "" {
 		return msgs
 	}
-	block := &llm.TextContent{Text: "<harness_state>\n" + state + "\n</harness_state>"}
+	// Volatile: clients keep this block out of cached prefixes, since the
+	// next request carries it on a later message.
+	block := &llm.TextContent{Text: "<harness_state>\n" + state + "\n</harness_state>", Volatile: true}
 	var repl llm.Message
 	switch m := msgs[len(msgs)-1].(type) {
 	case *llm.UserMessage:
