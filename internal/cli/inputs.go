@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+type input struct {
+	app.Input
+	fromStdin bool
+}
+
+// buildInputs assembles the prompts: the first is piped stdin + @file
+// texts + the first message (no separators), with @file images attached;
+// every further message is its own prompt.
+func buildInputs(a *Args, stdin io.Reader, m mode, cwd string) ([]input, error) {
+	var first strings.Builder
+	fromStdin := false
+	if m != modeRPC && stdin != nil && !isTTY(stdin) {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read stdin: %w", err)
+		}
+		if s := strings.TrimSpace(string(b)); s != "" {
+			first.WriteString(s)
+			fromStdin = true
+		}
+	}
+	var images []llm.ImageContent
+	for _, f := range a.Files {
+		text, img, err := fileArg(f, cwd)
+		if err != nil {
+			return nil, err
+		}
+		first.WriteString(text)
+		if img != nil {
+			images = append(images, *img)
+		}
+	}
+	msgs := a.Messages
+	if len(msgs) > 0 {
+		first.WriteString(msgs[0])
+		msgs = msgs[1:]
+	}
+	var out []input
+	if first.Len() > 0 || len(images) > 0 {
+		out = append(out, input{Input: app.Input{Text: first.String(), Images: images}, fromStdin: fromStdin})
+	}
+	for _, msg := range msgs {
+		out = append(out, input{Input: app.Input{Text: msg}})
+	}
+	return out, nil
+}
+
+var imageMimes = map[string]string{"image/png": "image/png", "image/jpeg": "image/jpeg", "image/gif": "image/gif", "image/webp": "image/webp", "image/bmp": "image/bmp"}
+
+// fileArg reads one @file: text inside a <file> tag, or an image attached
+// with an empty tag.
+func fileArg(name, cwd string) (string, *llm.ImageContent, error) {
+	p, err := config.ExpandHome(name)
+	if err != nil {
+		return "", nil, err
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	abs, _ := filepath.Abs(p)
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", nil, fmt.Errorf("file not found: %s", name)
+	}
+	if st.IsDir() {
+		return "", nil, fmt.Errorf("@%s is a directory, not a file", name)
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return "", nil, fmt.Errorf("read @%s: %w", name, err)
+	}
+	if len(b) == 0 {
+		return "", nil, nil
+	}
+	sniff := b
+	if len(sniff) > 512 {
+		sniff = sniff[:512]
+	}
+	if mime, ok := imageMimes[http.DetectContentType(sniff)]; ok {
+		img := &llm.ImageContent{Data: base64.StdEncoding.EncodeToString(b), MimeType: mime}
+		return fmt.Sprintf("<file name=\"%s\"></file>\n", abs), img, nil
+	}
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	return fmt.Sprintf("<file name=\"%s\">\n%s\n</file>\n", abs, b), nil, nil
+}

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/llm/anthropic"
+	"github.com/relay-agent/relay/internal/llm/gemini"
+	"github.com/relay-agent/relay/internal/llm/openai"
+	"github.com/relay-agent/relay/internal/llm/responses"
+	"github.com/relay-agent/relay/internal/models"
+)
+
+// modelSource adapts the registry and the wire clients to app.Models.
+type modelSource struct {
+	reg    *models.Registry
+	cliKey string // --api-key, for the chosen model's provider only
+	keyFor string
+}
+
+func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
+	switch m.API {
+	case llm.APIAnthropicMessages:
+		return anthropic.New(), nil
+	case llm.APIOpenAICompletions:
+		return openai.New(), nil
+	case llm.APIOpenAIResponses, "azure-openai-responses", "openai-codex-responses":
+		return responses.New(), nil
+	case llm.APIGoogleGenerativeAI:
+		return gemini.New(), nil
+	}
+	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai)", m.Provider, m.ID, m.API)
+}
+
+func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[string]string, error) {
+	key := ""
+	if m.Provider == s.keyFor {
+		key = s.cliKey
+	}
+	return s.reg.ResolveAuth(ctx, m, key)
+}
+
+func (s *modelSource) Find(provider, id string) *llm.Model { return s.reg.Find(provider, id) }
+
+func (s *modelSource) Available() []*llm.Model { return s.reg.Available(context.Background()) }

@@ -1,0 +1,442 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/harness"
+	"github.com/relay-agent/relay/internal/jsonmode"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/models"
+	"github.com/relay-agent/relay/internal/printmode"
+	"github.com/relay-agent/relay/internal/rpcmode"
+	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tool"
+	"github.com/relay-agent/relay/internal/tool/builtin"
+)
+
+// Interactive runs the terminal UI; the tui package sets it from cli's
+// caller side (see tui_wire.go) so cli stays testable without a terminal.
+var Interactive func(ctx context.Context, rt *app.Runtime, opts InteractiveOptions) error
+
+// InteractiveOptions carry what the TUI needs beyond the runtime.
+type InteractiveOptions struct {
+	Settings *settings.Settings
+	AgentDir string
+	Inputs   []app.Input
+	Resume   bool
+	Stdout   io.Writer
+	Registry *models.Registry
+}
+
+type mode int
+
+const (
+	modeTUI mode = iota
+	modePrint
+	modeJSON
+	modeRPC
+)
+
+func selectMode(a *Args, stdin any, stdout any) mode {
+	switch {
+	case a.Mode == "rpc":
+		return modeRPC
+	case a.Mode == "json":
+		return modeJSON
+	case a.Print || !isTTY(stdin) || !isTTY(stdout):
+		return modePrint
+	}
+	return modeTUI
+}
+
+func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if a.Offline {
+		os.Setenv(config.EnvOffline, "1")
+	}
+	os.Setenv("AI_AGENT", "relay")
+	os.Setenv("RELAY_CODING_AGENT", "true")
+	agentDir, err := config.AgentDir()
+	if err != nil {
+		return 1, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return 1, fmt.Errorf("working directory: %w", err)
+	}
+	if a.ExportSet {
+		return runExport(a, cwd, stdout)
+	}
+	m := selectMode(a, stdin, stdout)
+
+	// Settings: user file first (trust defaults live there), then the
+	// project file once trust is decided.
+	userSettings, _ := settings.Load(settings.LoadOptions{AgentDir: agentDir})
+	trust := settings.DecideTrust(settings.TrustInput{Cwd: cwd, Flag: a.Approve, Store: settings.NewTrustStore(agentDir),
+		Default: userSettings.DefaultProjectTrust, Interactive: m == modeTUI})
+	st, diags := settings.Load(settings.LoadOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trust.Trusted})
+	for _, d := range diags {
+		fmt.Fprintln(stderr, d.String())
+	}
+	if !trust.Trusted && settings.NeedsTrust(cwd) && m != modeTUI {
+		fmt.Fprintln(stderr, "Note: project .relay resources were not loaded (project not trusted; use --approve to trust it).")
+	}
+	if st.HTTPProxy != "" {
+		os.Setenv("HTTP_PROXY", st.HTTPProxy)
+		os.Setenv("HTTPS_PROXY", st.HTTPProxy)
+	}
+
+	reg, regErr := models.Load(agentDir)
+	if regErr != nil {
+		fmt.Fprintln(stderr, "Warning:", regErr)
+	}
+	if a.ListModels {
+		list := reg.Available(ctx)
+		if len(list) == 0 {
+			fmt.Fprintln(stderr, "No provider has credentials yet; listing every known model. Set an API key (e.g. ANTHROPIC_API_KEY) or use /login.")
+			list = reg.All()
+		}
+		if err := models.FormatList(stdout, list, a.ListSearch); err != nil {
+			return 1, err
+		}
+		return 0, nil
+	}
+
+	if m == modeRPC && len(a.Files) > 0 {
+		return 1, usageErr("@file arguments are not supported in RPC mode")
+	}
+	inputs, err := buildInputs(a, stdin, m, cwd)
+	if err != nil {
+		return 1, err
+	}
+	if m == modeTUI && len(inputs) > 0 && inputs[0].fromStdin {
+		m = modePrint
+	}
+
+	sess, code, err := openSession(a, st, agentDir, cwd, m, stdout, stderr)
+	if sess == nil {
+		return code, err
+	}
+
+	// Model and thinking level.
+	src := &modelSource{reg: reg}
+	model, thinking, err := chooseModel(ctx, a, st, reg, sess)
+	if err != nil {
+		sess.Close()
+		return 1, err
+	}
+	if a.APIKey != "" && model != nil {
+		src.cliKey, src.keyFor = a.APIKey, model.Provider
+	}
+	var scoped []app.ScopedModel
+	patterns := a.Models
+	if len(patterns) == 0 {
+		patterns = st.EnabledModels
+	}
+	if len(patterns) > 0 {
+		sm, warns := reg.Scope(ctx, patterns)
+		for _, w := range warns {
+			fmt.Fprintln(stderr, "Warning:", w)
+		}
+		for _, s := range sm {
+			scoped = append(scoped, app.ScopedModel{Model: s.Model, Thinking: s.Thinking})
+		}
+		if model == nil && len(scoped) > 0 {
+			model = scoped[0].Model
+			if scoped[0].Thinking != "" {
+				thinking = scoped[0].Thinking
+			}
+		}
+	}
+	if model == nil && m != modeTUI && m != modeRPC {
+		sess.Close()
+		return 1, fmt.Errorf("no model available: set an API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), configure models.json, or pass --model")
+	}
+
+	var rt *app.Runtime
+	var hc *harness.Core
+	if core := harnessConfig(st, cwd); core != nil {
+		core.OnLedgerChange = func(s harness.LedgerSnapshot) {
+			if rt != nil {
+				_, _ = rt.Session().AppendCustom(harness.CustomTypeConstraints, s)
+			}
+		}
+		hc = harness.New(*core)
+	}
+	reg2, active := buildTools(a, st, cwd, func() *app.Runtime { return rt })
+	cfg := app.Config{
+		Cwd: cwd, AgentDir: agentDir, Session: sess, Models: src, Model: model, Thinking: thinking, ScopedModels: scoped,
+		Tools: reg2, ActiveTools: active, Harness: hc,
+		NoContext:       a.NoContext,
+		Compaction:      compactionSettings(st.Compaction.Enabled, st.CompactionFor("", "")),
+		CompactionFor:   func(p, id string) compaction.Settings { return compactionSettings(st.Compaction.Enabled, st.CompactionFor(p, id)) },
+		BranchReserve:   st.BranchSummary.ReserveTokens,
+		Retry:           agent.RetryPolicy{Enabled: st.Retry.Enabled, MaxRetries: st.Retry.MaxRetries, BaseDelay: ms(st.Retry.BaseDelayMs), MaxDelay: ms(st.Retry.MaxAgentDelayMs)},
+		ProviderRetries: st.Retry.Provider.MaxRetries, ProviderMaxDelay: ms(st.Retry.Provider.MaxRetryDelayMs),
+		IdleTimeout:     ms(st.ProviderTimeoutMs()),
+		CacheRetention:  cacheRetention(),
+		ThinkingBudgets: st.ThinkingBudgets,
+		SteeringMode:    string(st.SteeringMode), FollowUpMode: string(st.FollowUpMode),
+	}
+	cfg.CustomPrompt, cfg.AppendPrompt = systemPromptFiles(a, agentDir, cwd, trust.Trusted)
+	shellEnv := builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix}
+	cfg.Shell = func(ctx context.Context, command string, onChunk func(string)) (app.BashResult, error) {
+		r, err := builtin.RunShell(ctx, shellEnv, command, onChunk)
+		return app.BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath}, err
+	}
+	rt, err = app.New(cfg)
+	if err != nil {
+		sess.Close()
+		return 1, err
+	}
+	defer rt.Close()
+	if hc != nil {
+		rt.RestoreHarness()
+	}
+	if model != nil && sess.LeafID() == "" {
+		_, _ = sess.AppendModelChange(model.Provider, model.ID)
+		_, _ = sess.AppendThinkingLevelChange(string(rt.ThinkingLevel()))
+	}
+	if a.Name != nil {
+		if err := rt.SetSessionName(*a.Name); err != nil {
+			return 1, err
+		}
+	}
+
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	exitCode := make(chan int, 1)
+	if m != modeTUI {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+		defer signal.Stop(sigs)
+		go func() {
+			s, ok := <-sigs
+			if !ok {
+				return
+			}
+			switch s {
+			case syscall.SIGTERM:
+				exitCode <- 143
+			case syscall.SIGHUP:
+				exitCode <- 129
+			default:
+				exitCode <- 130
+			}
+			stop()
+		}()
+	}
+	plain := make([]app.Input, 0, len(inputs))
+	for _, in := range inputs {
+		plain = append(plain, in.Input)
+	}
+	var rc int
+	switch m {
+	case modeRPC:
+		rc = rpcmode.Serve(ctx, rt, stdin, stdout, exportHTML)
+	case modeJSON:
+		rc = jsonmode.Run(ctx, rt, plain, stdout, stderr)
+	case modePrint:
+		if model == nil {
+			return 1, fmt.Errorf("no model available")
+		}
+		rc = printmode.Run(ctx, rt, plain, stdout, stderr)
+	default:
+		if Interactive == nil {
+			return 1, fmt.Errorf("interactive mode is not available in this build; use -p or --mode json")
+		}
+		if err := Interactive(ctx, rt, InteractiveOptions{Settings: st, AgentDir: agentDir, Inputs: plain, Resume: a.Resume, Stdout: stdout, Registry: reg}); err != nil {
+			return 1, err
+		}
+	}
+	select {
+	case c := <-exitCode:
+		return c, nil
+	default:
+	}
+	return rc, nil
+}
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func cacheRetention() llm.CacheRetention {
+	if strings.EqualFold(os.Getenv("RELAY_CACHE_RETENTION"), "long") {
+		return llm.CacheLong
+	}
+	return llm.CacheShort
+}
+
+func compactionSettings(enabled bool, c settings.CompactionSettings) compaction.Settings {
+	return compaction.Settings{Enabled: enabled, ReserveTokens: c.ReserveTokens, KeepRecentTokens: c.KeepRecentTokens}
+}
+
+func harnessConfig(st *settings.Settings, cwd string) *harness.Config {
+	h := st.HarnessCore
+	if !h.Alignment && !h.AuthorizationGate && !h.ScopeGuard && !h.Evidence && !h.Context && !h.Skills {
+		return nil
+	}
+	return &harness.Config{Alignment: h.Alignment, AuthorizationGate: h.AuthorizationGate, ScopeGuard: h.ScopeGuard,
+		Evidence: h.Evidence, Context: h.Context, Skills: h.Skills, ContextKeepRecent: h.ContextKeepRecent,
+		ContextBatchSize: h.ContextBatchSize, VerifyCommands: h.VerifyCommands, MaxChangedLines: h.MaxChangedLines,
+		MaxFileLines: h.MaxFileLines, Cwd: cwd}
+}
+
+// buildTools registers every built-in tool and selects the active ones:
+// defaultTools, then --tools / --no-tools / --no-builtin-tools / -xt.
+func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runtime) (*tool.Registry, []string) {
+	env := builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix,
+		ImagesAutoResize: st.Images.AutoResize, ImagesBlock: st.Images.BlockImages}
+	env.ModelSupportsImages = func() bool {
+		if r := rt(); r != nil && r.Model() != nil {
+			return r.Model().SupportsImages()
+		}
+		return true
+	}
+	env.ExtraEnv = func() []string {
+		r := rt()
+		if r == nil {
+			return nil
+		}
+		s := r.Session()
+		out := []string{"RELAY_SESSION_ID=" + s.SessionID(), "RELAY_REASONING_LEVEL=" + string(r.ThinkingLevel())}
+		if f := s.SessionFile(); f != "" {
+			out = append(out, "RELAY_SESSION_FILE="+f)
+		}
+		if m := r.Model(); m != nil {
+			out = append(out, "RELAY_PROVIDER="+m.Provider, "RELAY_MODEL="+m.ID)
+		}
+		return out
+	}
+	reg, _ := tool.NewRegistry()
+	for _, n := range builtin.Names() {
+		if t, err := builtin.New(n, env); err == nil {
+			_ = reg.Add(t)
+		}
+	}
+	active := st.DefaultTools
+	if a.ToolsSet {
+		active = a.Tools
+	}
+	if a.NoTools || a.NoBuiltin {
+		active = nil
+	}
+	if len(a.ExcludeTools) > 0 {
+		ex := map[string]bool{}
+		for _, n := range a.ExcludeTools {
+			ex[n] = true
+		}
+		var keep []string
+		for _, n := range active {
+			if !ex[n] {
+				keep = append(keep, n)
+			}
+		}
+		active = keep
+	}
+	var valid []string
+	for _, n := range active {
+		if _, ok := reg.Get(n); ok {
+			valid = append(valid, n)
+		}
+	}
+	return reg, valid
+}
+
+// systemPromptFiles resolves --system-prompt / SYSTEM.md and the addendum
+// (--append-system-prompt values and APPEND_SYSTEM.md, project over agent).
+func systemPromptFiles(a *Args, agentDir, cwd string, trusted bool) (string, []string) {
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	}
+	custom := ""
+	switch {
+	case a.SystemPrompt != "":
+		custom = app.ReadPromptArg(a.SystemPrompt, cwd)
+	case trusted && read(filepath.Join(cwd, ".relay", "SYSTEM.md")) != "":
+		custom = read(filepath.Join(cwd, ".relay", "SYSTEM.md"))
+	default:
+		custom = read(filepath.Join(agentDir, "SYSTEM.md"))
+	}
+	var appendix []string
+	file := ""
+	if trusted {
+		file = read(filepath.Join(cwd, ".relay", "APPEND_SYSTEM.md"))
+	}
+	if file == "" {
+		file = read(filepath.Join(agentDir, "APPEND_SYSTEM.md"))
+	}
+	if file != "" {
+		appendix = append(appendix, file)
+	}
+	for _, v := range a.AppendSystem {
+		appendix = append(appendix, app.ReadPromptArg(v, cwd))
+	}
+	return custom, appendix
+}
+
+// chooseModel applies --model, then the resumed branch's model, then the
+// settings default, then the registry's default for a provider with keys.
+func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *models.Registry, sess *session.Manager) (*llm.Model, llm.ThinkingLevel, error) {
+	var cliThinking llm.ThinkingLevel
+	if a.Thinking != "" {
+		l, ok := llm.ParseThinkingLevel(a.Thinking)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "Warning: invalid --thinking %q ignored (expected off, minimal, low, medium, high, xhigh or max)\n", a.Thinking)
+		} else {
+			cliThinking = l
+		}
+	}
+	var model *llm.Model
+	var thinking llm.ThinkingLevel
+	if a.Model != "" {
+		res, err := reg.ResolveModel(a.Model, a.Provider, cliThinking)
+		if err != nil {
+			return nil, "", err
+		}
+		if res.Warning != "" {
+			fmt.Fprintln(os.Stderr, "Warning:", res.Warning)
+		}
+		model, thinking = res.Model, res.Thinking
+	}
+	if model == nil && sess.LeafID() != "" {
+		c := sess.BuildSessionContext()
+		if c.Model != nil {
+			model = reg.Find(c.Model.Provider, c.Model.ModelID)
+		}
+		if l, ok := llm.ParseThinkingLevel(c.ThinkingLevel); ok && thinking == "" {
+			thinking = l
+		}
+	}
+	if model == nil && st.DefaultProvider != "" && st.DefaultModel != "" {
+		model = reg.Find(st.DefaultProvider, st.DefaultModel)
+	}
+	if model == nil {
+		model = reg.DefaultModel(ctx)
+	}
+	if cliThinking != "" {
+		thinking = cliThinking
+	}
+	if thinking == "" && model != nil {
+		thinking = st.StartupThinkingLevel(model.Provider, model.ID)
+	}
+	if thinking == "" {
+		thinking = st.DefaultThinkingLevel
+	}
+	return model, thinking, nil
+}
