@@ -179,9 +179,11 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 	cfg := app.Config{
 		Cwd: cwd, AgentDir: agentDir, Session: sess, Models: src, Model: model, Thinking: thinking, ScopedModels: scoped,
 		Tools: reg2, ActiveTools: active, Harness: hc,
-		NoContext:       a.NoContext,
-		Compaction:      compactionSettings(st.Compaction.Enabled, st.CompactionFor("", "")),
-		CompactionFor:   func(p, id string) compaction.Settings { return compactionSettings(st.Compaction.Enabled, st.CompactionFor(p, id)) },
+		NoContext:  a.NoContext,
+		Compaction: compactionSettings(st.Compaction.Enabled, st.CompactionFor("", "")),
+		CompactionFor: func(p, id string) compaction.Settings {
+			return compactionSettings(st.Compaction.Enabled, st.CompactionFor(p, id))
+		},
 		BranchReserve:   st.BranchSummary.ReserveTokens,
 		Retry:           agent.RetryPolicy{Enabled: st.Retry.Enabled, MaxRetries: st.Retry.MaxRetries, BaseDelay: ms(st.Retry.BaseDelayMs), MaxDelay: ms(st.Retry.MaxAgentDelayMs)},
 		ProviderRetries: st.Retry.Provider.MaxRetries, ProviderMaxDelay: ms(st.Retry.Provider.MaxRetryDelayMs),
