@@ -1,0 +1,90 @@
+package llm
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestScannerStrings(t *testing.T) {
+	for _, in := range []string{
+		`"plain"`, `"a\"b\\c\/d\n\t\r\b\f"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00 emoji"`, `"lone \ud83d x"`,
+		`"lone \ud83d\u0041"`, `"\ude00"`, `"héllo ✓"`, `""`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		var p Scanner
+		p.Reset(in)
+		got, ok := p.String()
+		if !ok || got != want || !p.End() {
+			t.Errorf("%s: got %q ok=%v, want %q", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{`"open`, `"bad \x"`, "\"ctl \x01\"", `"\u12"`, `x`} {
+		var p Scanner
+		p.Reset(bad)
+		if _, ok := p.String(); ok {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+func TestScannerObject(t *testing.T) {
+	in := ` {"id":"x","n":-12,"skip":{"a":[1,2.5e3,{"b":null}],"t":true,"f":false},"arr":["p","q"],"nul":null} `
+	var p Scanner
+	p.Reset(in)
+	var id string
+	var n int
+	var arr []string
+	ok := p.Object(func(k string) bool {
+		switch k {
+		case "id":
+			var ok bool
+			id, ok = p.String()
+			return ok
+		case "n":
+			var ok bool
+			n, ok = p.Int()
+			return ok
+		case "arr":
+			return p.Array(func(int) bool {
+				s, ok := p.String()
+				arr = append(arr, s)
+				return ok
+			})
+		case "nul":
+			return p.Null()
+		}
+		return p.Skip()
+	})
+	if !ok || !p.End() || id != "x" || n != -12 || len(arr) != 2 || arr[1] != "q" {
+		t.Fatalf("ok=%v id=%q n=%d arr=%v", ok, id, n, arr)
+	}
+	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `{"a":1,}`, `[1 2]`, `{"a":tru}`} {
+		p.Reset(bad)
+		if p.Skip() && p.End() {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+func FuzzScannerString(f *testing.F) {
+	f.Add(`"a\u00e9\ud83d\ude00\n"`)
+	f.Add(`"\ud800\udc00\ud800"`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var p Scanner
+		p.Reset(in)
+		got, ok := p.String()
+		if !ok || !p.End() {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("scanner accepted %q that encoding/json rejects: %v", in, err)
+		}
+		if got != want {
+			t.Fatalf("%q: got %q want %q", in, got, want)
+		}
+	})
+}
