@@ -67,10 +67,7 @@ func (r *Registry) Auth() *AuthStore { return r.auth }
 // opens). On error the previous custom configuration is dropped and only
 // the built-in models remain.
 func (r *Registry) Reload() error {
-	models, err := builtinModels()
-	if err != nil {
-		return err
-	}
+	models := builtinModels()
 	var cfg *modelsConfig
 	var cerr *ConfigError
 	if r.modelsPath != "" {
@@ -83,8 +80,7 @@ func (r *Registry) Reload() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cerr != nil {
-		builtins, _ := builtinModels()
-		r.models, r.custom, r.configErr = builtins, map[string]*customProvider{}, cerr
+		r.models, r.custom, r.configErr = builtinModels(), map[string]*customProvider{}, cerr
 		return cerr
 	}
 	r.models, r.custom, r.configErr = models, custom, nil
