@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -43,7 +44,7 @@ type elision struct {
 // are only appended, the elided set grows only when another batchSize large
 // results have aged out: between those boundaries every request carries a
 // byte-identical prefix and the provider's prompt cache keeps hitting.
-func elide(msgs []llm.Message, keepRecent, batchSize int) elision {
+func elide(msgs []llm.Message, keepRecent, batchSize int, memo *requestMemo) elision {
 	keepRecent = max(1, keepRecent)
 	batchSize = max(1, batchSize)
 	var results []int // message indexes of tool results
@@ -61,7 +62,7 @@ func elide(msgs []llm.Message, keepRecent, batchSize int) elision {
 	aged := len(results) - keepRecent
 	var large []int // positions in results
 	for p := 0; p < aged; p++ {
-		if resultChars(msgs[results[p]].(*llm.ToolResultMessage)) >= minElideChars {
+		if memo.size(msgs[results[p]].(*llm.ToolResultMessage)) >= minElideChars {
 			large = append(large, p)
 		}
 	}
@@ -78,8 +79,8 @@ func elide(msgs []llm.Message, keepRecent, batchSize int) elision {
 		horizon := results[last+keepRecent]
 		idx := results[p]
 		tr := msgs[idx].(*llm.ToolResultMessage)
-		size := resultChars(tr)
-		call, stale := describeCall(tr, calls[tr.ToolCallID], msgs, idx, horizon, calls)
+		size := memo.size(tr)
+		call, stale := describeCall(calls[tr.ToolCallID], msgs, idx, horizon, calls, memo.classify)
 		stub := fmt.Sprintf("[harness:context] Result elided to keep context focused: %s %s (%d chars, %s).",
 			tr.ToolName, call, size, okText(!tr.IsError))
 		if stale {
@@ -117,11 +118,11 @@ func resultChars(m *llm.ToolResultMessage) int {
 // describeCall names a call for stubs and the digest (backticked command,
 // else paths, else JSON arguments) and reports whether a read result went
 // stale: a later successful call, up to horizon, mutated one of its paths.
-func describeCall(tr *llm.ToolResultMessage, tc *llm.ToolCall, msgs []llm.Message, idx, horizon int, calls map[string]*llm.ToolCall) (string, bool) {
+func describeCall(tc *llm.ToolCall, msgs []llm.Message, idx, horizon int, calls map[string]*llm.ToolCall, classify func(*llm.ToolCall) Effect) (string, bool) {
 	if tc == nil {
 		return "", false
 	}
-	e := Classify(tc.Name, tc.Arguments, nil)
+	e := classify(tc)
 	var call string
 	switch {
 	case e.Command != "":
@@ -147,7 +148,7 @@ func describeCall(tr *llm.ToolResultMessage, tc *llm.ToolCall, msgs []llm.Messag
 		if ltc == nil {
 			continue
 		}
-		le := Classify(ltc.Name, ltc.Arguments, nil)
+		le := classify(ltc)
 		if !le.Kind.IsMutation() {
 			continue
 		}
@@ -160,6 +161,61 @@ func describeCall(tr *llm.ToolResultMessage, tc *llm.ToolCall, msgs []llm.Messag
 		}
 	}
 	return call, false
+}
+
+// classifyPlain classifies without declared commands: elision only needs
+// commands, paths and whether a call mutates, which they do not change.
+func classifyPlain(tc *llm.ToolCall) Effect { return Classify(tc.Name, tc.Arguments, nil) }
+
+// requestMemo caches, by tool call id, what request building computes for
+// the same calls and results on every request: classifications and result
+// sizes. A nil memo computes everything afresh.
+type requestMemo struct {
+	effects sync.Map // id -> effectEntry
+	sizes   sync.Map // id -> sizeEntry
+}
+
+type effectEntry struct {
+	name, args string
+	effect     Effect
+}
+
+type sizeEntry struct{ bytes, blocks, chars int }
+
+func (m *requestMemo) classify(tc *llm.ToolCall) Effect {
+	if m == nil {
+		return classifyPlain(tc)
+	}
+	if v, ok := m.effects.Load(tc.ID); ok {
+		if e := v.(effectEntry); e.name == tc.Name && e.args == string(tc.Arguments) {
+			return e.effect
+		}
+	}
+	e := classifyPlain(tc)
+	m.effects.Store(tc.ID, effectEntry{tc.Name, string(tc.Arguments), e})
+	return e
+}
+
+// size is resultChars, remembered per tool call; the byte length and block
+// count guard against a different result under a reused id.
+func (m *requestMemo) size(tr *llm.ToolResultMessage) int {
+	if m == nil {
+		return resultChars(tr)
+	}
+	bytes := 0
+	for _, b := range tr.Content {
+		if t, ok := b.(*llm.TextContent); ok {
+			bytes += len(t.Text)
+		}
+	}
+	if v, ok := m.sizes.Load(tr.ToolCallID); ok {
+		if e := v.(sizeEntry); e.bytes == bytes && e.blocks == len(tr.Content) {
+			return e.chars
+		}
+	}
+	n := resultChars(tr)
+	m.sizes.Store(tr.ToolCallID, sizeEntry{bytes, len(tr.Content), n})
+	return n
 }
 
 // renderDigest is the progress digest of elided calls, or "".

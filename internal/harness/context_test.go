@@ -180,7 +180,7 @@ func TestContextElisionStaleAndDescribe(t *testing.T) {
 		calling(mcp), result(mcp, big, false),
 		calling(edit), result(edit, "ok", false),
 	}
-	e := elide(msgs, 1, 3)
+	e := elide(msgs, 1, 3, nil)
 	if e.stats.ElidedResults != 3 {
 		t.Fatalf("stats %+v", e.stats)
 	}
@@ -202,7 +202,7 @@ func TestContextElisionStaleAndDescribe(t *testing.T) {
 
 func TestContextDigestCap(t *testing.T) {
 	msgs := conversation(45, func(int) int { return 1500 })
-	e := elide(msgs, 1, 1)
+	e := elide(msgs, 1, 1, nil)
 	d := e.renderDigest()
 	if !strings.HasPrefix(d, "Earlier tool results elided from context (44 calls). Progress so far:\n- ... 14 earlier calls\n- read f14.go: ok") {
 		t.Fatalf("digest head:\n%s", d[:200])
@@ -221,7 +221,7 @@ func TestContextImagesAndDisabled(t *testing.T) {
 		tc := toolCall(fmt.Sprint(i), "ls", nil)
 		msgs = append(msgs, calling(tc), result(tc, "x", false))
 	}
-	if e := elide(msgs, 2, 1); e.stats.ElidedResults != 1 || !strings.Contains(e.stubs[2], "(4000 chars, ok)") {
+	if e := elide(msgs, 2, 1, nil); e.stats.ElidedResults != 1 || !strings.Contains(e.stubs[2], "(4000 chars, ok)") {
 		t.Fatalf("image result: %+v %v", e.stats, e.stubs)
 	}
 	c := newCore(t, func(cfg *Config) { cfg.Context, cfg.Alignment, cfg.Evidence = false, false, false })

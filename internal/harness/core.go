@@ -145,6 +145,7 @@ type Core struct {
 	slices   *sliceState
 
 	lastStats ContextStats
+	memo      requestMemo
 
 	skills    skillTracker
 	lastUsage []SkillUsage
@@ -535,7 +536,7 @@ func (c *Core) PrepareRequest(msgs []llm.Message) []llm.Message {
 	c.waitMeasure()
 	var el elision
 	if c.cfg.Context {
-		el = elide(msgs, c.cfg.ContextKeepRecent, c.cfg.ContextBatchSize)
+		el = elide(msgs, c.cfg.ContextKeepRecent, c.cfg.ContextBatchSize, &c.memo)
 	}
 	out := el.apply(msgs)
 	copied := len(el.stubs) > 0
@@ -555,7 +556,7 @@ func (c *Core) PrepareRequest(msgs []llm.Message) []llm.Message {
 func (c *Core) State(msgs []llm.Message) string {
 	var el elision
 	if c.cfg.Context {
-		el = elide(msgs, c.cfg.ContextKeepRecent, c.cfg.ContextBatchSize)
+		el = elide(msgs, c.cfg.ContextKeepRecent, c.cfg.ContextBatchSize, &c.memo)
 	}
 	c.lock()
 	defer c.unlock()

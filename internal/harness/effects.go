@@ -105,6 +105,9 @@ type commandRule struct {
 	re     *regexp.Regexp
 	kind   EffectKind
 	reason string
+	// need lists lowercase substrings one of which a matching command must
+	// contain: a cheap filter that skips most regex runs.
+	need []string
 	// except rejects a match by what follows it (RE2 has no look-ahead).
 	except func(rest string) bool
 }
@@ -113,43 +116,55 @@ type commandRule struct {
 // plain push. They are built on first use.
 var commandRules = sync.OnceValue(func() []commandRule {
 	d, x := EffectDestructive, EffectExternal
-	r := func(p string, k EffectKind, reason string) commandRule {
-		return commandRule{re: regexp.MustCompile(p), kind: k, reason: reason}
+	r := func(p string, k EffectKind, reason string, need ...string) commandRule {
+		return commandRule{re: regexp.MustCompile(p), kind: k, reason: reason, need: need}
 	}
-	rebase := r(`\bgit\s+rebase\b`, d, "rebase rewrites history")
+	rebase := r(`\bgit\s+rebase\b`, d, "rebase rewrites history", "git")
 	rebaseCtl := regexp.MustCompile(`^\s+--(?:continue|abort|skip|quit)\b`)
 	rebase.except = rebaseCtl.MatchString
 	return []commandRule{
-		r(`\bgit\s+push\b[^\n;&|]*(?:\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)`, d, "force push rewrites remote history"),
-		r(`\bgit\s+reset\s+[^\n;&|]*--hard\b`, d, "git reset --hard discards uncommitted work"),
-		r(`\bgit\s+clean\s+[^\n;&|]*-[a-zA-Z]*f`, d, "git clean -f deletes untracked files"),
-		r(`\bgit\s+checkout\s+(?:--\s+)?\.(?:\s|$)`, d, "git checkout . discards uncommitted changes"),
-		r(`\bgit\s+restore\s+(?:[^\n;&|]*\s)?\.(?:\s|$)`, d, "git restore . discards uncommitted changes"),
-		r(`\bgit\s+stash\s+(?:drop|clear)\b`, d, "git stash drop/clear deletes stashed work"),
-		r(`\bgit\s+branch\s+[^\n;&|]*-D\b`, d, "git branch -D deletes an unmerged branch"),
-		r(`\bgit\s+(?:filter-branch|filter-repo)\b`, d, "history rewrite"),
+		r(`\bgit\s+push\b[^\n;&|]*(?:\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)`, d, "force push rewrites remote history", "git"),
+		r(`\bgit\s+reset\s+[^\n;&|]*--hard\b`, d, "git reset --hard discards uncommitted work", "git"),
+		r(`\bgit\s+clean\s+[^\n;&|]*-[a-zA-Z]*f`, d, "git clean -f deletes untracked files", "git"),
+		r(`\bgit\s+checkout\s+(?:--\s+)?\.(?:\s|$)`, d, "git checkout . discards uncommitted changes", "git"),
+		r(`\bgit\s+restore\s+(?:[^\n;&|]*\s)?\.(?:\s|$)`, d, "git restore . discards uncommitted changes", "git"),
+		r(`\bgit\s+stash\s+(?:drop|clear)\b`, d, "git stash drop/clear deletes stashed work", "git"),
+		r(`\bgit\s+branch\s+[^\n;&|]*-D\b`, d, "git branch -D deletes an unmerged branch", "git"),
+		r(`\bgit\s+(?:filter-branch|filter-repo)\b`, d, "history rewrite", "git"),
 		rebase,
 		// Any flag of the rm, not only the first: `rm -f -r dir` is recursive too.
-		r(`\brm(?:\s+[^\s;&|]+)*?\s+(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b`, d, "recursive delete"),
-		r(`(?i)\bRemove-Item\b[^\n;|]*-Recurse\b`, d, "recursive delete"),
-		r(`(?i)\b(?:rmdir|rd)\s+/s\b`, d, "recursive delete"),
-		r(`(?i)\bdel\s+[^\n;&|]*/s\b`, d, "recursive delete"),
-		r(`\bfind\b[^\n;&|]*\s-delete\b`, d, "find -delete"),
-		r(`\b(?:mkfs|shred|dd\s+if=)`, d, "low-level disk write"),
-		r(`(?i)\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA)|TRUNCATE\s+TABLE)\b`, d, "destructive SQL"),
-		r(`(?i)\bDELETE\s+FROM\s+\S+\s*(?:;|$|")`, d, "DELETE without WHERE"),
-		r(`\bgit\s+push\b`, x, "git push changes the remote"),
-		r(`\b(?:npm|pnpm|yarn|bun)\s+publish\b`, x, "package publish"),
-		r(`\b(?:cargo|twine|gem|dotnet\s+nuget)\s+(?:publish|upload|push)\b`, x, "package publish"),
-		r(`\bgh\s+(?:pr\s+(?:create|merge|close|comment|review)|issue\s+(?:create|close|comment)|release\s+create|repo\s+(?:create|delete))\b`, x, "GitHub write operation"),
-		r(`\b(?:kubectl\s+(?:apply|delete|scale|rollout)|helm\s+(?:install|upgrade|uninstall)|terraform\s+(?:apply|destroy)|pulumi\s+(?:up|destroy))\b`, x, "infrastructure change"),
-		r(`\bdocker\s+push\b`, x, "image push"),
-		r(`\b(?:vercel|netlify|fly|firebase)\s+deploy\b|\bvercel\s+--prod\b`, x, "deploy"),
-		r(`(?i)\bcurl\b[^\n;&|]*\s(?:-X\s*|--request[\s=]+)(?:POST|PUT|PATCH|DELETE)\b`, x, "remote write request"),
+		r(`\brm(?:\s+[^\s;&|]+)*?\s+(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b`, d, "recursive delete", "rm"),
+		r(`(?i)\bRemove-Item\b[^\n;|]*-Recurse\b`, d, "recursive delete", "remove-item"),
+		r(`(?i)\b(?:rmdir|rd)\s+/s\b`, d, "recursive delete", "rmdir", "rd"),
+		r(`(?i)\bdel\s+[^\n;&|]*/s\b`, d, "recursive delete", "del"),
+		r(`\bfind\b[^\n;&|]*\s-delete\b`, d, "find -delete", "find"),
+		r(`\b(?:mkfs|shred|dd\s+if=)`, d, "low-level disk write", "mkfs", "shred", "dd"),
+		r(`(?i)\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA)|TRUNCATE\s+TABLE)\b`, d, "destructive SQL", "drop", "truncate"),
+		r(`(?i)\bDELETE\s+FROM\s+\S+\s*(?:;|$|")`, d, "DELETE without WHERE", "delete"),
+		r(`\bgit\s+push\b`, x, "git push changes the remote", "git"),
+		r(`\b(?:npm|pnpm|yarn|bun)\s+publish\b`, x, "package publish", "publish"),
+		r(`\b(?:cargo|twine|gem|dotnet\s+nuget)\s+(?:publish|upload|push)\b`, x, "package publish", "cargo", "twine", "gem", "nuget"),
+		r(`\bgh\s+(?:pr\s+(?:create|merge|close|comment|review)|issue\s+(?:create|close|comment)|release\s+create|repo\s+(?:create|delete))\b`, x, "GitHub write operation", "gh"),
+		r(`\b(?:kubectl\s+(?:apply|delete|scale|rollout)|helm\s+(?:install|upgrade|uninstall)|terraform\s+(?:apply|destroy)|pulumi\s+(?:up|destroy))\b`, x, "infrastructure change", "kubectl", "helm", "terraform", "pulumi"),
+		r(`\bdocker\s+push\b`, x, "image push", "docker"),
+		r(`\b(?:vercel|netlify|fly|firebase)\s+deploy\b|\bvercel\s+--prod\b`, x, "deploy", "deploy", "vercel"),
+		r(`(?i)\bcurl\b[^\n;&|]*\s(?:-X\s*|--request[\s=]+)(?:POST|PUT|PATCH|DELETE)\b`, x, "remote write request", "curl"),
 	}
 })
 
-func (r commandRule) match(cmd string) bool {
+func (r commandRule) match(cmd, lower string) bool {
+	if len(r.need) > 0 {
+		found := false
+		for _, n := range r.need {
+			if strings.Contains(lower, n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
 	if r.except == nil {
 		return r.re.MatchString(cmd)
 	}
@@ -178,8 +193,9 @@ var (
 // delete, while `echo "DROP TABLE t" | psql` still is.
 func ClassifyCommand(command string, verifyCommands []string) Effect {
 	text := maskPrintedText(command)
+	lower := strings.ToLower(text)
 	for _, rule := range commandRules() {
-		if rule.match(text) {
+		if rule.match(text, lower) {
 			return Effect{Kind: rule.kind, Command: command, Reason: rule.reason}
 		}
 	}
