@@ -12,10 +12,10 @@ import (
 
 // FormatList writes the `relay --list-models [search]` table: provider,
 // model, context, max out, thinking, images; sorted by provider then id,
-// filtered by a fuzzy search over "provider id name" when search is set.
+// filtered by a fuzzy search over "provider id" when search is set.
 func FormatList(w io.Writer, models []*llm.Model, search string) error {
 	if len(models) == 0 {
-		_, err := fmt.Fprintln(w, "No models available. Set an API key (see /login or the provider's environment variable) or add models to models.json.")
+		_, err := fmt.Fprintln(w, "No models available. Set an API key (run /login or export the provider's environment variable, e.g. ANTHROPIC_API_KEY) or add models to models.json.")
 		return err
 	}
 	list := append([]*llm.Model(nil), models...)
@@ -26,11 +26,18 @@ func FormatList(w io.Writer, models []*llm.Model, search string) error {
 			return err
 		}
 	}
-	sort.SliceStable(list, func(i, j int) bool {
-		if list[i].Provider != list[j].Provider {
-			return list[i].Provider < list[j].Provider
+	// localeCompare-like: case-insensitive first.
+	less := func(a, b string) int {
+		if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+			return c
 		}
-		return list[i].ID < list[j].ID
+		return strings.Compare(a, b)
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if c := less(list[i].Provider, list[j].Provider); c != 0 {
+			return c < 0
+		}
+		return less(list[i].ID, list[j].ID) < 0
 	})
 	rows := [][]string{{"provider", "model", "context", "max-out", "thinking", "images"}}
 	for _, m := range list {
@@ -47,13 +54,13 @@ func FormatList(w io.Writer, models []*llm.Model, search string) error {
 	}
 	var b strings.Builder
 	for _, r := range rows {
+		// Every column is padded, the last one too, as the original.
 		for i, c := range r {
-			if i == len(r)-1 {
-				b.WriteString(c)
-				break
+			if i > 0 {
+				b.WriteString("  ")
 			}
 			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", widths[i]-len(c)+2))
+			b.WriteString(strings.Repeat(" ", widths[i]-len(c)))
 		}
 		b.WriteByte('\n')
 	}
@@ -68,28 +75,30 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// FormatTokens renders a token count compactly: 1M, 1.1M, 262K, 8.2K, 512.
+// FormatTokens renders a token count as the original does: whole
+// thousands/millions without decimals (200K, 1M), others with one
+// (65.5K, 1.0M for 1048576).
 func FormatTokens(n int) string {
 	switch {
 	case n >= 1_000_000:
-		return trimFloat(float64(n)/1e6) + "M"
-	case n >= 10_000:
-		return strconv.Itoa((n+500)/1000) + "K"
+		return scaled(n, 1_000_000) + "M"
 	case n >= 1000:
-		return trimFloat(float64(n)/1e3) + "K"
+		return scaled(n, 1000) + "K"
 	default:
 		return strconv.Itoa(n)
 	}
 }
 
-func trimFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	return strings.TrimSuffix(s, ".0")
+func scaled(n, unit int) string {
+	if n%unit == 0 {
+		return strconv.Itoa(n / unit)
+	}
+	return strconv.FormatFloat(float64(n)/float64(unit), 'f', 1, 64)
 }
 
 // FilterModels keeps the models matching a fuzzy query: every
 // whitespace-separated term must appear, in order, as a subsequence of
-// "provider/id name" (case-insensitive). Better matches come first.
+// "provider id" (case-insensitive). Better matches come first.
 func FilterModels(models []*llm.Model, query string) []*llm.Model {
 	terms := strings.Fields(strings.ToLower(query))
 	type hit struct {
@@ -98,7 +107,7 @@ func FilterModels(models []*llm.Model, query string) []*llm.Model {
 	}
 	var hits []hit
 	for _, m := range models {
-		hay := strings.ToLower(m.Provider + "/" + m.ID + " " + m.Name)
+		hay := strings.ToLower(m.Provider + " " + m.ID)
 		total, ok := 0, true
 		for _, t := range terms {
 			s, found := fuzzyScore(t, hay)

@@ -30,8 +30,8 @@ func TestFormatListGolden(t *testing.T) {
 }
 
 func TestFormatTokens(t *testing.T) {
-	cases := map[int]string{0: "0", 512: "512", 4096: "4.1K", 8192: "8.2K", 16384: "16K", 131072: "131K",
-		200000: "200K", 262144: "262K", 1000000: "1M", 1048576: "1M", 1050000: "1.1M", 2000000: "2M"}
+	cases := map[int]string{0: "0", 512: "512", 4096: "4.1K", 8192: "8.2K", 16000: "16K", 16384: "16.4K",
+		65536: "65.5K", 131072: "131.1K", 200000: "200K", 1000000: "1M", 1048576: "1.0M", 1050000: "1.1M", 2000000: "2M"}
 	for n, want := range cases {
 		if got := FormatTokens(n); got != want {
 			t.Errorf("FormatTokens(%d) = %q, want %q", n, got, want)

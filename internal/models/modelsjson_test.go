@@ -246,3 +246,33 @@ func TestStripJSONC(t *testing.T) {
 		}
 	}
 }
+
+func TestReload(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "models.json")
+	r, err := NewRegistry(Options{ModelsJSON: path, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin := len(r.All())
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"providers":{"box":{"baseUrl":"http://h/v1","api":"openai-completions","models":[{"id":"m1"},{"id":"m2"}]}}}`)
+	if err := r.Reload(); err != nil || len(r.All()) != builtin+2 || r.Find("box", "m2") == nil {
+		t.Fatalf("reload added %d models, err %v", len(r.All())-builtin, err)
+	}
+	write(`{"providers":{"box":{"models":[{"id":"m1"}]}}}`)
+	if err := r.Reload(); err == nil || r.ConfigError() == nil {
+		t.Fatal("want a config error")
+	}
+	if len(r.All()) != builtin || r.Find("box", "m1") != nil {
+		t.Errorf("a broken models.json must leave exactly the built-in models")
+	}
+	os.Remove(path)
+	if err := r.Reload(); err != nil || r.ConfigError() != nil {
+		t.Errorf("missing file after a broken one: %v", err)
+	}
+}
