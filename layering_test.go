@@ -17,6 +17,8 @@ const module = "github.com/relay-agent/relay"
 // of their nearest listed parent directory.
 var layers = map[string]int{
 	"cmd/relay":               7,
+	"bench":                   7,
+	"bench/sessionbench":      7,
 	"internal/cli":            6,
 	"internal/tui":            5,
 	"internal/tui/editor":     3,

@@ -238,6 +238,9 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 		r.cfg.Harness.OnUserMessage(text, true)
 	}
 	r.maybeCompact(ctx, "threshold")
+	if err := r.routePrompt(ctx, text); err != nil {
+		return err
+	}
 	if err := r.syncSystem(); err != nil {
 		return err
 	}
@@ -338,7 +341,7 @@ func (r *Runtime) syncSystem() error {
 
 // request builds the provider request from the active branch.
 func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error) {
-	model := r.Model()
+	model, thinking := r.requestModel()
 	if model == nil {
 		return nil, nil, ErrNoModel
 	}
@@ -363,6 +366,7 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 	if r.cfg.Harness != nil {
 		modelMsgs = r.cfg.Harness.PrepareRequest(modelMsgs)
 	}
+	modelMsgs = r.augmentRequest(modelMsgs)
 	retention := r.cfg.CacheRetention
 	if retention == "" {
 		retention = llm.CacheShort
@@ -372,7 +376,7 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 		SystemPrompt:    state.Prompt(),
 		Messages:        modelMsgs,
 		Tools:           state.Tools,
-		ThinkingLevel:   r.ThinkingLevel(),
+		ThinkingLevel:   thinking,
 		CacheRetention:  retention,
 		SessionID:       r.Session().SessionID(),
 		APIKey:          key,
@@ -397,6 +401,7 @@ func (r *Runtime) stream(ctx context.Context, emit func(llm.AssistantEvent)) *ll
 	if msg.ThinkingLevel == "" && req.Model.Reasoning {
 		msg.ThinkingLevel = string(req.ThinkingLevel)
 	}
+	r.observeAssistant(msg)
 	return msg
 }
 
@@ -443,8 +448,9 @@ func toOutcome(r tool.Result) agent.ToolOutcome {
 
 func (r *Runtime) hooks() agent.Hooks {
 	h := agent.Hooks{
-		BetweenTurns: func(ctx context.Context) { r.maybeCompact(ctx, "threshold") },
-		Overflow:     r.recoverOverflow,
+		BetweenTurns:  func(ctx context.Context) { r.maybeCompact(ctx, "threshold") },
+		Overflow:      r.recoverOverflow,
+		AfterToolCall: r.observeToolResult,
 	}
 	if hc := r.cfg.Harness; hc != nil {
 		h.BeforeToolCall = func(ctx context.Context, call *llm.ToolCall) (bool, string) {
@@ -455,7 +461,10 @@ func (r *Runtime) hooks() agent.Hooks {
 			d := hc.BeforeToolCall(ctx, call, appr)
 			return d.Block, d.Reason
 		}
-		h.AfterToolCall = hc.AfterToolCall
+		h.AfterToolCall = func(call *llm.ToolCall, res *llm.ToolResultMessage) {
+			hc.AfterToolCall(call, res)
+			r.observeToolResult(call, res)
+		}
 		h.AfterAssistant = func(m *llm.AssistantMessage, _ []*llm.ToolResultMessage) (string, bool) { return hc.OnAssistantEnd(m) }
 	}
 	return h

@@ -1,0 +1,227 @@
+// Command agentbench measures relay end to end against the fake provider:
+// start-up, launch to first model request, a 20-turn tool loop, resuming a
+// large session, and a large streamed answer in JSON mode. Run it through
+// bench/agent.sh.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/relay-agent/relay/internal/llm/llmtest"
+)
+
+var relay = flag.String("relay", "./relay", "relay binary")
+
+type env struct {
+	agentDir, cwd string
+	fake          *llmtest.Server
+	front         *httptest.Server
+	mu            sync.Mutex
+	firstReq      time.Time
+}
+
+func newEnv(script *llmtest.Script) *env {
+	root, _ := os.MkdirTemp("", "relay-bench")
+	e := &env{agentDir: filepath.Join(root, "agent"), cwd: filepath.Join(root, "proj")}
+	os.MkdirAll(e.agentDir, 0o755)
+	os.MkdirAll(e.cwd, 0o755)
+	e.fake = llmtest.NewServer(script)
+	// A front proxy stamps the arrival of the first request.
+	target, _ := url.Parse(e.fake.URL)
+	e.front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		if e.firstReq.IsZero() {
+			e.firstReq = time.Now()
+		}
+		e.mu.Unlock()
+		body, _ := io.ReadAll(r.Body)
+		req, _ := http.NewRequest(r.Method, target.String()+r.URL.RequestURI(), bytes.NewReader(body))
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			w.WriteHeader(502)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := resp.Body.Read(buf)
+			if n > 0 {
+				w.Write(buf[:n])
+				if f, ok := w.(http.Flusher); ok {
+					f.Flush()
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}))
+	models := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, e.front.URL)
+	os.WriteFile(filepath.Join(e.agentDir, "models.json"), []byte(models), 0o644)
+	os.WriteFile(filepath.Join(e.agentDir, "settings.json"), []byte(`{"harnessCore":{"evidence":false}}`), 0o644)
+	return e
+}
+
+func (e *env) close() {
+	e.front.Close()
+	e.fake.Close()
+	os.RemoveAll(filepath.Dir(e.agentDir))
+}
+
+type result struct {
+	wall   time.Duration
+	rssMB  float64
+	outLen int
+	first  time.Duration
+}
+
+func (e *env) run(args ...string) result {
+	c := exec.Command(*relay, args...)
+	c.Dir = e.cwd
+	c.Env = append(os.Environ(), "RELAY_CODING_AGENT_DIR="+e.agentDir, "ANTHROPIC_API_KEY=bench", "RELAY_OFFLINE=1")
+	var out countWriter
+	c.Stdout = &out
+	var errBuf bytes.Buffer
+	c.Stderr = &errBuf
+	e.mu.Lock()
+	e.firstReq = time.Time{}
+	e.mu.Unlock()
+	start := time.Now()
+	if err := c.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "relay %v: %v\n%s", args, err, errBuf.String())
+		os.Exit(1)
+	}
+	r := result{wall: time.Since(start), outLen: out.n}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rssMB = float64(ru.Maxrss) / 1024
+	}
+	e.mu.Lock()
+	if !e.firstReq.IsZero() {
+		r.first = e.firstReq.Sub(start)
+	}
+	e.mu.Unlock()
+	return r
+}
+
+type countWriter struct{ n int }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+func median(ds []time.Duration) time.Duration {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}
+
+const model = "--model=anthropic/claude-sonnet-4-5"
+
+func main() {
+	flag.Parse()
+	fmt.Println("relay end-to-end benchmark (median of runs; fake provider on loopback, zero latency)")
+
+	e := newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true, ZeroLatency: true})
+	var ds []time.Duration
+	for i := 0; i < 30; i++ {
+		ds = append(ds, e.run("--version").wall)
+	}
+	fmt.Printf("relay --version:                        %7.1f ms   (target ≤ 10 ms)\n", ms(median(ds)))
+	ds = ds[:0]
+	var walls []time.Duration
+	for i := 0; i < 15; i++ {
+		r := e.run("-p", "--no-session", model, "hi")
+		ds = append(ds, r.first)
+		walls = append(walls, r.wall)
+	}
+	fmt.Printf("launch to first model request:          %7.1f ms   (target ≤ 50 ms; whole run %.1f ms)\n", ms(median(ds)), ms(median(walls)))
+	e.close()
+
+	var rs []llmtest.Response
+	for i := 0; i < 20; i++ {
+		rs = append(rs, llmtest.Response{ToolCalls: []llmtest.Block{{Type: "toolCall", Name: "bash", Args: json.RawMessage(fmt.Sprintf(`{"command":"echo %d"}`, i))}}})
+	}
+	rs = append(rs, llmtest.Response{Text: "done"})
+	walls = walls[:0]
+	for i := 0; i < 5; i++ {
+		e = newEnv(&llmtest.Script{Responses: rs, ZeroLatency: true})
+		walls = append(walls, e.run("-p", model, "loop").wall)
+		e.close()
+	}
+	fmt.Printf("20 bash tool turns (echo i):            %7.1f ms   (target ≤ 500 ms)\n", ms(median(walls)))
+
+	e = newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: "resumed"}}, Repeat: true, ZeroLatency: true})
+	path := writeBigSession(e.agentDir, e.cwd, 20000, 50<<20)
+	st, _ := os.Stat(path)
+	walls = walls[:0]
+	var rss float64
+	for i := 0; i < 3; i++ {
+		r := e.run("-p", "--session", path, model, "one more")
+		walls = append(walls, r.wall)
+		if r.rssMB > rss {
+			rss = r.rssMB
+		}
+	}
+	fmt.Printf("resume %.0f MB / 20,000 entries + prompt:  %7.1f ms, peak RSS %.0f MB   (target ≤ 500 ms, ≤ 150 MB)\n", float64(st.Size())/(1<<20), ms(median(walls)), rss)
+	e.close()
+
+	answer := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 2<<20/45+1)[:2<<20]
+	e = newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: answer, ChunkSize: 16}}, ZeroLatency: true})
+	r := e.run("--mode", "json", "--no-session", model, "long answer")
+	fmt.Printf("JSON mode, 2 MB answer in 16-byte deltas: %6.1f ms, output %.1f MB, peak RSS %.0f MB   (target ≤ 1 s, ≤ 30 MB)\n", ms(r.wall), float64(r.outLen)/(1<<20), r.rssMB)
+	e.close()
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// writeBigSession writes a session with n entries totalling about size
+// bytes: user / assistant (with a tool call) / tool result turns.
+func writeBigSession(agentDir, cwd string, n, size int) string {
+	dir := filepath.Join(agentDir, "sessions", "bench")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_0192f3a0-0000-7000-8000-00000000beef.jsonl")
+	f, _ := os.Create(path)
+	defer f.Close()
+	w := &bytes.Buffer{}
+	fmt.Fprintf(w, `{"type":"session","version":3,"id":"0192f3a0-0000-7000-8000-00000000beef","timestamp":"2026-01-01T00:00:00.000Z","cwd":%q}`+"\n", cwd)
+	pad := strings.Repeat("lorem ipsum dolor sit amet ", size/n/27+1)[:size/n]
+	parent := "null"
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%08x", i+1)
+		ts := `"timestamp":"2026-01-01T00:00:00.000Z"`
+		var msg string
+		switch i % 3 {
+		case 0:
+			msg = fmt.Sprintf(`{"role":"user","content":%q,"timestamp":1}`, pad)
+		case 1:
+			msg = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%q},{"type":"toolCall","id":"c%d","name":"read","arguments":{"path":"f.go"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":100,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":110,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1}`, pad, i)
+		default:
+			msg = fmt.Sprintf(`{"role":"toolResult","toolCallId":"c%d","toolName":"read","content":[{"type":"text","text":%q}],"isError":false,"timestamp":1}`, i-1, pad)
+		}
+		fmt.Fprintf(w, `{"type":"message","id":%q,"parentId":%s,%s,"message":%s}`+"\n", id, parent, ts, msg)
+		parent = `"` + id + `"`
+		if w.Len() > 1<<20 {
+			f.Write(w.Bytes())
+			w.Reset()
+		}
+	}
+	f.Write(w.Bytes())
+	return path
+}
