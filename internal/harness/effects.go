@@ -302,6 +302,9 @@ func printsOnly(seg string) bool {
 	switch strings.ToLower(fields[0]) {
 	case "echo", "printf", "write-host", "write-output":
 		return true
+	case "cat", "tee":
+		// A here-document fed to cat or tee is written or printed, not run.
+		return strings.Contains(seg, "<<")
 	}
 	return false
 }
@@ -329,10 +332,12 @@ type segment struct {
 }
 
 // shellSegments splits a command line into simple commands at unquoted
-// `;`, `&`, `&&`, `|`, `||` and newlines. Quotes and backslash escapes are
-// honoured; it is not a full shell parser and need not be.
+// `;`, `&`, `&&`, `|`, `||` and newlines. Quotes, backslash escapes and
+// here-document bodies (which belong to their command) are honoured; it is
+// not a full shell parser and need not be.
 func shellSegments(cmd string) []segment {
 	var segs []segment
+	var heredocs []heredoc
 	start := 0
 	var quote byte
 	for i := 0; i < len(cmd); i++ {
@@ -344,10 +349,27 @@ func shellSegments(cmd string) []segment {
 			} else if c == quote {
 				quote = 0
 			}
+			continue
 		case c == '\\':
 			i++
+			continue
 		case c == '\'' || c == '"':
 			quote = c
+			continue
+		case c == '<' && strings.HasPrefix(cmd[i:], "<<") && !strings.HasPrefix(cmd[i:], "<<<"):
+			h, n := parseHeredoc(cmd[i+2:])
+			if h.delim != "" {
+				heredocs = append(heredocs, h)
+			}
+			i += 1 + n
+			continue
+		case c == '\n' && len(heredocs) > 0:
+			i = skipHeredocBodies(cmd, i+1, heredocs)
+			heredocs = nil
+			if i >= len(cmd) {
+				return append(segs, segment{start: start, end: len(cmd)})
+			}
+			// i is the newline ending the last body: a separator.
 		case c == ';' || c == '\n' || c == '&' || c == '|':
 			if c == '&' && i > 0 && (cmd[i-1] == '>' || cmd[i-1] == '<') {
 				continue // 2>&1
@@ -355,19 +377,81 @@ func shellSegments(cmd string) []segment {
 			if c == '&' && i+1 < len(cmd) && cmd[i+1] == '>' {
 				continue // &> file
 			}
-			seg := segment{start: start, end: i}
-			if c == '|' {
-				if i+1 < len(cmd) && cmd[i+1] == '|' {
-					i++
-				} else {
-					seg.pipedOut = true
-				}
-			} else if c == '&' && i+1 < len(cmd) && cmd[i+1] == '&' {
-				i++
-			}
-			segs = append(segs, seg)
-			start = i + 1
+		default:
+			continue
 		}
+		c = cmd[i]
+		seg := segment{start: start, end: i}
+		if c == '|' {
+			if i+1 < len(cmd) && cmd[i+1] == '|' {
+				i++
+			} else {
+				seg.pipedOut = true
+			}
+		} else if c == '&' && i+1 < len(cmd) && cmd[i+1] == '&' {
+			i++
+		}
+		segs = append(segs, seg)
+		start = i + 1
 	}
 	return append(segs, segment{start: start, end: len(cmd)})
+}
+
+type heredoc struct {
+	delim     string
+	stripTabs bool // <<-
+}
+
+// parseHeredoc reads the delimiter after "<<" and returns how many bytes of
+// rest it used.
+func parseHeredoc(rest string) (heredoc, int) {
+	var h heredoc
+	i := 0
+	if i < len(rest) && rest[i] == '-' {
+		h.stripTabs = true
+		i++
+	}
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t') {
+		i++
+	}
+	var q byte
+	if i < len(rest) && (rest[i] == '\'' || rest[i] == '"') {
+		q = rest[i]
+		i++
+	}
+	j := i
+	for j < len(rest) && (isWordByte(rest[j]) || rest[j] == '-' || rest[j] == '.') {
+		j++
+	}
+	h.delim = rest[i:j]
+	if q != 0 && j < len(rest) && rest[j] == q {
+		j++
+	}
+	return h, j
+}
+
+// skipHeredocBodies returns the offset of the newline that ends the last
+// here-document body starting at pos, or len(cmd) when a body runs to the end.
+func skipHeredocBodies(cmd string, pos int, docs []heredoc) int {
+	for _, h := range docs {
+		for {
+			if pos >= len(cmd) {
+				return len(cmd)
+			}
+			nl := strings.IndexByte(cmd[pos:], '\n')
+			end := len(cmd)
+			if nl >= 0 {
+				end = pos + nl
+			}
+			line := cmd[pos:end]
+			if h.stripTabs {
+				line = strings.TrimLeft(line, "\t")
+			}
+			pos = end + 1
+			if line == h.delim {
+				break
+			}
+		}
+	}
+	return pos - 1
 }

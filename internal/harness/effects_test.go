@@ -120,6 +120,17 @@ func TestClassifyCommand(t *testing.T) {
 		{`echo hi && rm -rf build`, EffectDestructive, false},
 		{`echo "git push" | sh`, EffectExternal, false},
 		{`FOO=1 echo "git push"`, EffectExecute, false},
+		// here-documents: written or printed, not run, unless fed to a shell
+		{"cat > Makefile <<'EOF'\nclean:\n\trm -rf build\nEOF", EffectExecute, false},
+		{"cat <<-EOF > notes.md\n\tgit push --force is banned\n\tEOF\nls", EffectExecute, false},
+		{"cat > x.sql <<EOF\nDROP TABLE users;\nEOF\npsql -f x.sql", EffectExecute, false},
+		{"cat <<EOF | sh\nrm -rf build\nEOF", EffectDestructive, false},
+		{"psql <<SQL\nDROP TABLE users;\nSQL", EffectDestructive, false},
+		{"cat > a.txt <<EOF\n$(rm -rf build)\nEOF", EffectDestructive, false},
+		{"cat > a <<EOF\nx\nEOF\nrm -rf build", EffectDestructive, false},
+		{"cat > t.sh <<EOF\nnpm test\nEOF", EffectExecute, false},
+		{"cat <<< 'rm -rf x'", EffectExecute, false}, // a here-string fed to cat only prints
+		{"bash <<< 'rm -rf x'", EffectDestructive, false},
 		// verification
 		{"npm test", EffectVerify, false},
 		{"go test ./...", EffectVerify, false},
