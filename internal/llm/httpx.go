@@ -140,6 +140,21 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
+// ReadEventsRaw is ReadEvents without copying each event's data: data is
+// valid only during the call to fn (see sse.Reader.NextRaw).
+func ReadEventsRaw(body io.Reader, fn func(event string, data []byte) bool) error {
+	r := sse.NewReader(body)
+	for {
+		ev, data, err := r.NextRaw()
+		if err != nil {
+			return err
+		}
+		if !fn(ev, data) {
+			return nil
+		}
+	}
+}
+
 // ReadEvents reads the SSE events of body and hands each to fn until fn
 // returns false (the client saw the final event), the stream ends, or a
 // read fails. It returns nil when fn stopped it, io.EOF when the stream

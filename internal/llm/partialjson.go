@@ -24,7 +24,7 @@ import (
 // Raw returns all bytes written. Final returns the compact JSON to store as
 // ToolCall.Arguments.
 type PartialJSON struct {
-	raw   []byte
+	raw   strings.Builder
 	root  map[string]any
 	stack []pjFrame
 	st    pjState
@@ -79,8 +79,8 @@ func (p *PartialJSON) Value() map[string]any {
 	return p.root
 }
 
-// Raw returns the bytes written so far. The slice is owned by p.
-func (p *PartialJSON) Raw() []byte { return p.raw }
+// Raw returns the input written so far (sharing p's buffer, no copy).
+func (p *PartialJSON) Raw() string { return p.raw.String() }
 
 // Complete reports whether the root object has been closed.
 func (p *PartialJSON) Complete() bool { return p.st == pjEnd && !p.bad }
@@ -88,8 +88,9 @@ func (p *PartialJSON) Complete() bool { return p.st == pjEnd && !p.bad }
 // Final returns the arguments as compact JSON: the input compacted when it
 // is a valid object, else the best-effort object, "{}" when empty.
 func (p *PartialJSON) Final() json.RawMessage {
-	t := bytes.TrimSpace(p.raw)
-	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+	t := bytes.TrimSpace([]byte(p.raw.String()))
+	if len(t) > 0 && t[0] == '{' {
+		// Compact validates as it goes; on error the buffer is discarded.
 		var buf bytes.Buffer
 		buf.Grow(len(t))
 		if json.Compact(&buf, t) == nil {
@@ -106,16 +107,31 @@ func (p *PartialJSON) Final() json.RawMessage {
 	return b
 }
 
-// WriteString feeds the next piece of input.
-func (p *PartialJSON) WriteString(s string) {
-	p.raw = append(p.raw, s...)
+// WriteString feeds the next piece of input and returns it as a substring
+// of Raw (callers keep that instead of their own copy).
+func (p *PartialJSON) WriteString(s string) string {
+	n := p.raw.Len()
+	p.raw.WriteString(s)
+	return p.fed(n)
+}
+
+// Write is WriteString for bytes.
+func (p *PartialJSON) Write(b []byte) string {
+	n := p.raw.Len()
+	p.raw.Write(b)
+	return p.fed(n)
+}
+
+func (p *PartialJSON) fed(from int) string {
+	s := p.raw.String()[from:]
 	if p.bad || p.st == pjEnd {
-		return
+		return s
 	}
 	p.feed(s)
 	if p.str != nil && !p.inKey {
 		p.set(p.strSlot, p.str.String())
 	}
+	return s
 }
 
 func (p *PartialJSON) fail() { p.bad = true }
@@ -304,6 +320,14 @@ func (p *PartialJSON) strAppend(s string) {
 	}
 }
 
+func (p *PartialJSON) strByte(c byte) {
+	if p.inKey {
+		p.key = append(p.key, c)
+	} else {
+		p.str.WriteByte(c)
+	}
+}
+
 func (p *PartialJSON) strRune(r rune) {
 	var b [4]byte
 	n := utf8.EncodeRune(b[:], r)
@@ -347,17 +371,17 @@ func (p *PartialJSON) stringByte(c byte) {
 		p.flushSurrogate()
 		switch c {
 		case 'n':
-			p.strAppend("\n")
+			p.strByte('\n')
 		case 't':
-			p.strAppend("\t")
+			p.strByte('\t')
 		case 'r':
-			p.strAppend("\r")
+			p.strByte('\r')
 		case 'b':
-			p.strAppend("\b")
+			p.strByte('\b')
 		case 'f':
-			p.strAppend("\f")
+			p.strByte('\f')
 		case '"', '\\', '/':
-			p.strAppend(string(c))
+			p.strByte(c)
 		default:
 			p.fail()
 		}
@@ -377,7 +401,7 @@ func (p *PartialJSON) stringByte(c byte) {
 		p.str = nil
 		p.st = pjAfter
 	default:
-		p.strAppend(string(c))
+		p.strByte(c)
 	}
 }
 

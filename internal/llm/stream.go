@@ -108,9 +108,26 @@ func (b *MessageBuilder) AppendText(idx int, delta string) {
 	if !ok || delta == "" {
 		return
 	}
+	n := st.text.Len()
 	st.text.WriteString(delta)
+	b.textDelta(blk, st, n, idx)
+}
+
+// AppendTextBytes is AppendText for a delta in a reused buffer: the bytes
+// are copied once, into the block (the event's Delta shares that copy).
+func (b *MessageBuilder) AppendTextBytes(idx int, delta []byte) {
+	blk, st, ok := blockAt[*TextContent](b, idx)
+	if !ok || len(delta) == 0 {
+		return
+	}
+	n := st.text.Len()
+	st.text.Write(delta)
+	b.textDelta(blk, st, n, idx)
+}
+
+func (b *MessageBuilder) textDelta(blk *TextContent, st *blockState, from, idx int) {
 	blk.Text = st.text.String()
-	b.emit(AssistantEvent{Type: EventTextDelta, ContentIndex: idx, Delta: delta, Partial: b.msg})
+	b.emit(AssistantEvent{Type: EventTextDelta, ContentIndex: idx, Delta: blk.Text[from:], Partial: b.msg})
 }
 
 // SetTextSignature stores opaque provider metadata on text block idx.
@@ -145,9 +162,30 @@ func (b *MessageBuilder) AppendThinking(idx int, delta string) {
 	if !ok || delta == "" {
 		return
 	}
+	n := st.text.Len()
 	st.text.WriteString(delta)
+	b.thinkingDelta(blk, st, n, idx)
+}
+
+// AppendThinkingBytes is AppendThinking for a delta in a reused buffer.
+func (b *MessageBuilder) AppendThinkingBytes(idx int, delta []byte) {
+	blk, st, ok := blockAt[*ThinkingContent](b, idx)
+	if !ok || len(delta) == 0 {
+		return
+	}
+	n := st.text.Len()
+	st.text.Write(delta)
+	b.thinkingDelta(blk, st, n, idx)
+}
+
+func (b *MessageBuilder) thinkingDelta(blk *ThinkingContent, st *blockState, from, idx int) {
 	blk.Thinking = st.text.String()
-	b.emit(AssistantEvent{Type: EventThinkingDelta, ContentIndex: idx, Delta: delta, Partial: b.msg})
+	b.emit(AssistantEvent{Type: EventThinkingDelta, ContentIndex: idx, Delta: blk.Thinking[from:], Partial: b.msg})
+}
+
+// AppendThinkingSignatureBytes is AppendThinkingSignature for a reused buffer.
+func (b *MessageBuilder) AppendThinkingSignatureBytes(idx int, sig []byte) {
+	b.AppendThinkingSignature(idx, string(sig))
 }
 
 // AppendThinkingSignature adds a piece of the replay signature of thinking
@@ -223,8 +261,19 @@ func (b *MessageBuilder) AppendToolCallArgs(idx int, delta string) {
 	if !ok || delta == "" {
 		return
 	}
-	st.args.WriteString(delta)
-	b.emit(AssistantEvent{Type: EventToolCallDelta, ContentIndex: idx, Delta: delta, Partial: b.msg, PartialArgs: st.args.Value()})
+	d := st.args.WriteString(delta)
+	b.emit(AssistantEvent{Type: EventToolCallDelta, ContentIndex: idx, Delta: d, Partial: b.msg, PartialArgs: st.args.Value()})
+}
+
+// AppendToolCallArgsBytes is AppendToolCallArgs for a delta in a reused
+// buffer.
+func (b *MessageBuilder) AppendToolCallArgsBytes(idx int, delta []byte) {
+	_, st, ok := blockAt[*ToolCall](b, idx)
+	if !ok || len(delta) == 0 {
+		return
+	}
+	d := st.args.Write(delta)
+	b.emit(AssistantEvent{Type: EventToolCallDelta, ContentIndex: idx, Delta: d, Partial: b.msg, PartialArgs: st.args.Value()})
 }
 
 // EndToolCall closes tool call idx; its Arguments become the compact JSON of

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/llm/sse"
 )
 
 // APIVersion is the anthropic-version header value.
@@ -63,7 +62,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 	defer resp.Body.Close()
 	b.Start()
 	s := &streamState{b: b, tools: req.Tools, oauth: p.oauth, blocks: map[int]int{}}
-	err = llm.ReadEvents(resp.Body, s.handle)
+	err = llm.ReadEventsRaw(resp.Body, s.handle)
 	switch {
 	case s.failure != nil:
 		return b.Fail(s.failure)
@@ -129,6 +128,7 @@ type streamState struct {
 	stopReason string
 	failure    *llm.ProviderError
 	usage      llm.Usage
+	scratch    []byte
 }
 
 type wireUsage struct {
@@ -180,21 +180,28 @@ type wireEvent struct {
 	} `json:"error"`
 }
 
-// handle processes one SSE event; false stops the stream.
-func (s *streamState) handle(ev sse.Event) bool {
-	switch ev.Event {
+// handle processes one SSE event; false stops the stream. data is only
+// valid during the call.
+func (s *streamState) handle(event string, data []byte) bool {
+	switch event {
 	case "message_start", "message_delta", "message_stop",
 		"content_block_start", "content_block_delta", "content_block_stop", "error":
 	default:
 		return true // ping and unknown events
 	}
+	if event == "content_block_delta" {
+		if index, typ, value, ok := fastDelta(data, &s.scratch); ok {
+			s.delta(index, typ, value)
+			return true
+		}
+	}
 	var w wireEvent
-	if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
-		s.failure = llm.MalformedError("Anthropic "+ev.Event+" event", err, ev.Data)
+	if err := json.Unmarshal(data, &w); err != nil {
+		s.failure = llm.MalformedError("Anthropic "+event+" event", err, string(data))
 		return false
 	}
-	if ev.Event == "error" || w.Type == "error" {
-		typ, msg := "", ev.Data
+	if event == "error" || w.Type == "error" {
+		typ, msg := "", string(data)
 		if w.Error != nil {
 			typ, msg = w.Error.Type, w.Error.Message
 		}
@@ -242,19 +249,9 @@ func (s *streamState) handle(ev sse.Event) bool {
 			}
 		}
 	case "content_block_delta":
-		idx, ok := s.blocks[w.Index]
-		if !ok || w.Delta == nil {
-			return true
-		}
-		switch w.Delta.Type {
-		case "text_delta":
-			b.AppendText(idx, w.Delta.Text)
-		case "thinking_delta":
-			b.AppendThinking(idx, w.Delta.Thinking)
-		case "signature_delta":
-			b.AppendThinkingSignature(idx, w.Delta.Signature)
-		case "input_json_delta":
-			b.AppendToolCallArgs(idx, w.Delta.PartialJSON)
+		if w.Delta != nil {
+			d := w.Delta
+			s.delta(w.Index, d.Type, []byte(d.Text+d.Thinking+d.Signature+d.PartialJSON))
 		}
 	case "content_block_stop":
 		if idx, ok := s.blocks[w.Index]; ok {
@@ -282,6 +279,25 @@ func (s *streamState) handle(ev sse.Event) bool {
 		return false
 	}
 	return true
+}
+
+// delta applies a content_block_delta; value is the member that goes with
+// typ (text, thinking, signature or partial_json).
+func (s *streamState) delta(index int, typ string, value []byte) {
+	idx, ok := s.blocks[index]
+	if !ok {
+		return
+	}
+	switch typ {
+	case "text_delta":
+		s.b.AppendTextBytes(idx, value)
+	case "thinking_delta":
+		s.b.AppendThinkingBytes(idx, value)
+	case "signature_delta":
+		s.b.AppendThinkingSignatureBytes(idx, value)
+	case "input_json_delta":
+		s.b.AppendToolCallArgsBytes(idx, value)
+	}
 }
 
 // addUsage applies the members present (proxies may omit some in

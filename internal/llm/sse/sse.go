@@ -45,6 +45,9 @@ type Reader struct {
 	event   []byte
 	lastID  string
 	retry   int
+
+	lastEvent string
+	pending   bool // NextRaw returned the current fields; reset before reading
 }
 
 const initialBuf = 16 << 10
@@ -59,15 +62,39 @@ func NewReader(r io.Reader) *Reader {
 // its last line was complete; a line cut in the middle is dropped, since it
 // is most likely a truncated payload). Read errors are returned as they are.
 func (r *Reader) Next() (Event, error) {
+	if err := r.next(); err != nil {
+		return Event{}, err
+	}
+	ev := Event{Event: r.eventName(), Data: string(r.data), ID: r.lastID, Retry: r.retry}
+	r.reset()
+	return ev, nil
+}
+
+// NextRaw is Next without copying the data: data is valid only until the
+// following call. Hot loops use it to decode events straight from the
+// reader's buffer.
+func (r *Reader) NextRaw() (event string, data []byte, err error) {
+	if r.pending {
+		r.reset()
+	}
+	if err := r.next(); err != nil {
+		return "", nil, err
+	}
+	r.pending = true
+	return r.eventName(), r.data, nil
+}
+
+// next reads up to the end of the next event to dispatch, leaving its
+// fields in r.
+func (r *Reader) next() error {
 	for {
 		line, terminated, err := r.readLine()
 		if err != nil {
 			if err == io.EOF && r.hasData {
-				ev := r.dispatch()
-				return ev, nil
+				return nil
 			}
 			r.reset()
-			return Event{}, err
+			return err
 		}
 		if !terminated {
 			// Final line without a line ending: the stream was cut inside
@@ -76,7 +103,7 @@ func (r *Reader) Next() (Event, error) {
 			if r.err == nil {
 				r.err = io.EOF
 			}
-			return Event{}, r.err
+			return r.err
 		}
 		if len(line) == 0 {
 			if !r.hasData {
@@ -85,23 +112,27 @@ func (r *Reader) Next() (Event, error) {
 				r.retry = -1
 				continue
 			}
-			return r.dispatch(), nil
+			return nil
 		}
 		r.field(line)
 	}
 }
 
 func (r *Reader) reset() {
+	r.pending = false
 	r.data = r.data[:0]
 	r.hasData = false
 	r.event = r.event[:0]
 	r.retry = -1
 }
 
-func (r *Reader) dispatch() Event {
-	ev := Event{Event: string(r.event), Data: string(r.data), ID: r.lastID, Retry: r.retry}
-	r.reset()
-	return ev
+// eventName returns the event type; names repeat, so the previous string
+// is reused instead of allocating.
+func (r *Reader) eventName() string {
+	if string(r.event) != r.lastEvent {
+		r.lastEvent = string(r.event)
+	}
+	return r.lastEvent
 }
 
 // field processes one non-empty line.

@@ -24,6 +24,19 @@ func readAll(t *testing.T, r io.Reader) ([]Event, error) {
 	}
 }
 
+// readAllRaw reads with NextRaw, copying the data it is handed.
+func readAllRaw(r io.Reader) ([]Event, error) {
+	sr := NewReader(r)
+	var out []Event
+	for {
+		ev, data, err := sr.NextRaw()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, Event{Event: ev, Data: string(data)})
+	}
+}
+
 func TestReader(t *testing.T) {
 	long := strings.Repeat("x", 300_000)
 	tests := []struct {
@@ -48,12 +61,23 @@ func TestReader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, mode := range []string{"whole", "onebyte"} {
+			for _, mode := range []string{"whole", "onebyte", "raw"} {
 				var r io.Reader = strings.NewReader(tt.in)
 				if mode == "onebyte" {
 					r = iotest.OneByteReader(r)
 				}
-				got, err := readAll(t, r)
+				var got []Event
+				var err error
+				if mode != "raw" {
+					got, err = readAll(t, r)
+				} else {
+					got, err = readAllRaw(r)
+					for i := range tt.want {
+						if i < len(got) {
+							got[i].ID, got[i].Retry = tt.want[i].ID, tt.want[i].Retry
+						}
+					}
+				}
 				if err != io.EOF {
 					t.Fatalf("%s: err = %v", mode, err)
 				}
