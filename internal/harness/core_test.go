@@ -237,8 +237,12 @@ func TestEvidenceRequestExactlyOnce(t *testing.T) {
 	if _, ok := c.OnAssistantEnd(final("Done, really.")); ok {
 		t.Fatal("a second verification request in the same request")
 	}
-	if st := c.Status(); st.Evidence.LastReport.Status != StatusUnverified || st.Evidence.LastReport.Gated {
-		t.Fatalf("last report %+v", st.Evidence.LastReport)
+	r := c.Status().Evidence.LastReport
+	if r.Status != StatusUnverified || r.Gated {
+		t.Fatalf("last report %+v", r)
+	}
+	if w := r.Warning(); w != "Harness: completion reported without evidence (files changed and no test, type check, build, or lint command ran afterwards)." {
+		t.Fatalf("warning %q", w)
 	}
 	// A new request has a new budget; a passing check after the change verifies.
 	c.OnUserMessage("Now fix src/b.go", true)

@@ -34,6 +34,18 @@
 //	// /harness (TUI) and RPC
 //	st := core.Status(); st.Format() / st.Sections() / JSON of st
 //
+// Config.OnEvent reports decisions (tool_blocked, tool_authorized,
+// completion_assessed, context_elided); for completion_assessed, a
+// non-empty Event.Report.Warning() is the notice to show the developer (a
+// flagged report that stands because its verification request was spent).
+//
+// The harness state block PrepareRequest appends is an llm.TextContent with
+// Volatile set: it moves to the newest message on every request, so
+// clients with explicit cache breakpoints (Anthropic) must put the
+// breakpoint on the block before it and send it outside a tool_result's
+// content; everything before it is then byte-identical between requests
+// until the next elision batch.
+//
 // Approver is the interactive confirm (TUI dialog, RPC extension-UI
 // confirm); pass nil in print and JSON modes, where a gated call is refused
 // with a text asking the model to request confirmation in chat, and a

@@ -234,3 +234,23 @@ func TestShellSegments(t *testing.T) {
 		t.Fatalf("pipedOut wrong: %+v", segs)
 	}
 }
+
+func FuzzClassifyCommand(f *testing.F) {
+	for _, seed := range []string{"rm -rf build", "cat <<'EOF' > a\nx\nEOF", "echo \"a;b\" | sh", "a\\", "cat <<", "cat <<-", "x <<'E", `"unterminated`, "git push -f && npm test || true"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		segs := shellSegments(cmd)
+		prev := 0
+		for _, s := range segs {
+			if s.start < prev || s.end < s.start || s.end > len(cmd) {
+				t.Fatalf("bad segment %+v in %q", s, cmd)
+			}
+			prev = s.end
+		}
+		if masked := maskPrintedText(cmd); len(masked) != len(cmd) {
+			t.Fatalf("masking changed the length of %q", cmd)
+		}
+		ClassifyCommand(cmd, []string{"npm run check"})
+	})
+}

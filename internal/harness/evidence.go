@@ -50,6 +50,19 @@ type CompletionReport struct {
 	Gated bool `json:"gated"`
 }
 
+// Warning is the notice for the developer when a flagged report stands
+// because the verification request was already spent; "" otherwise.
+func (r *CompletionReport) Warning() string {
+	if r == nil || !r.Status.Flagged() || r.Gated {
+		return ""
+	}
+	detail := r.Detail
+	if detail == "" {
+		detail = string(r.Status)
+	}
+	return "Harness: completion reported without evidence (" + detail + ")."
+}
+
 const maxGatesPerRequest = 1
 
 var (
