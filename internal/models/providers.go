@@ -95,22 +95,27 @@ func EnvVars(provider string) []string {
 // credentials wins). Only ids present in our catalog are listed; a test
 // keeps it that way.
 var defaultModels = []struct{ provider, id string }{
+	{"ant-ling", "Ring-2.6-1T"},
 	{"anthropic", "claude-opus-4-8"},
 	{"openai", "gpt-5.5"},
 	{"nvidia", "nvidia/nemotron-3-ultra-550b-a55b"},
 	{"deepseek", "deepseek-v4-pro"},
 	{"google", "gemini-3.1-pro-preview"},
 	{"openrouter", "moonshotai/kimi-k2.6"},
-	{"xai", "grok-4.6"},
+	{"xai", "grok-4.6"}, // the original prefers grok-4.7, which our catalog data predates
 	{"groq", "openai/gpt-oss-120b"},
 	{"cerebras", "gpt-oss-120b"},
 	{"zai", "glm-5.3"},
+	{"zai-coding-cn", "glm-5.3"},
 	{"mistral", "devstral-medium-latest"},
 	{"minimax", "MiniMax-M2.7"},
+	{"minimax-cn", "MiniMax-M2.7"},
 	{"moonshotai", "kimi-k2.6"},
-	{"huggingface", "deepseek-ai/DeepSeek-V4-Pro"},
+	{"moonshotai-cn", "kimi-k2.6"},
+	{"huggingface", "deepseek-ai/DeepSeek-V4-Pro"}, // original: moonshotai/Kimi-K2.6 (not in our data)
 	{"fireworks", "accounts/fireworks/models/kimi-k3"},
-	{"together", "moonshotai/Kimi-K2.6"},
+	{"together", "moonshotai/Kimi-K2.6"}, // original: moonshotai/Kimi-K3 (not in our data)
+	{"baseten", "zai-org/GLM-5.2"},
 	{"kimi-coding", "kimi-for-coding"},
 	{"meta", "muse-spark-1.3"},
 	{"xiaomi", "mimo-v2.5-pro"},
