@@ -117,7 +117,7 @@ type Server struct {
 	next      int
 	ruleUsed  []int
 	requests  []Request
-	responses []int // index served per request (-1 = rule, -2 = exhausted)
+	onRequest func(Request)
 }
 
 // NewServer starts a fake provider on a loopback port.
@@ -171,6 +171,14 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// OnRequest registers fn to be called (serially) with every request as it
+// is recorded.
+func (s *Server) OnRequest(fn func(Request)) {
+	s.mu.Lock()
+	s.onRequest = fn
+	s.mu.Unlock()
 }
 
 // Remaining returns how many in-order responses are still unused.
@@ -233,6 +241,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	if s.onRequest != nil {
+		s.onRequest(req)
+	}
 	s.mu.Unlock()
 
 	if enc == nil {
