@@ -25,6 +25,7 @@ func sessionsFixture(t *testing.T) (dir, path, id string) {
 	dir = t.TempDir()
 	t.Setenv("RELAY_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
 	t.Setenv("RELAY_CODING_AGENT_SESSION_DIR", filepath.Join(dir, "store"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	cwd, _ := os.Getwd()
 	m, err := session.Create(cwd, filepath.Join(dir, "store"), session.CreateOptions{ID: "cli-test-1"})
 	if err != nil {

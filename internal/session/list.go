@@ -7,10 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -40,7 +37,7 @@ func List(cwd, dir string) ([]SessionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	infos := scanInfos(files)
+	infos := scanInfos(dir, files)
 	if filepath.Base(dir) != encodeCwd(absPath(cwd)) {
 		want := absPath(cwd)
 		kept := infos[:0]
@@ -61,7 +58,7 @@ func ListAll(dir string) ([]SessionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanInfos(files), nil
+	return scanInfos(dir, files), nil
 }
 
 func sessionFiles(dir string, nested bool) ([]string, error) {
@@ -89,42 +86,6 @@ func sessionFiles(dir string, nested bool) ([]string, error) {
 		}
 	}
 	return files, nil
-}
-
-// scanInfos reads the files in parallel with a bounded number of workers.
-// Unreadable files and files that are not sessions are left out: one bad
-// file must not hide the others.
-func scanInfos(files []string) []SessionInfo {
-	results := make([]*SessionInfo, len(files))
-	workers := min(2*runtime.GOMAXPROCS(0), 16, len(files))
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(files) {
-					return
-				}
-				results[i], _ = ReadInfo(files[i])
-			}
-		}()
-	}
-	wg.Wait()
-	out := make([]SessionInfo, 0, len(files))
-	for _, r := range results {
-		if r != nil {
-			out = append(out, *r)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Modified.After(out[j].Modified) })
-	return out
 }
 
 // readHeader reads only the first record of path.
@@ -160,115 +121,6 @@ func readHeader(path string) (*Header, error) {
 		return nil, fmt.Errorf("%w: %s line 1: no session header", ErrNotSession, path)
 	}
 	return h, nil
-}
-
-// ReadInfo summarizes one session file without decoding it: the file is
-// mapped, line starts are found with memchr, and a record is parsed only
-// when it matters (the header, the first user message, the last user or
-// assistant message, the last session_info).
-func ReadInfo(path string) (*SessionInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	data, release, err := mapFile(f, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return infoFromData(path, data, st.ModTime())
-}
-
-func readFallback(f *os.File, size int64) ([]byte, func(), error) {
-	b, err := readAll(f)
-	return b, func() {}, err
-}
-
-var typePrefix = []byte(`{"type":"`)
-
-func infoFromData(path string, data []byte, mtime time.Time) (*SessionInfo, error) {
-	var (
-		header       *Header
-		count        int
-		firstText    string
-		lastActivity []byte
-		lastInfo     []byte
-	)
-	for start := 0; start < len(data); {
-		end := bytes.IndexByte(data[start:], '\n')
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += start
-		}
-		line := data[start:end]
-		start = end + 1
-		if header == nil {
-			b, _ := trimRecord(line)
-			if len(b) == 0 {
-				continue
-			}
-			ms, err := scanObject(b)
-			if err != nil {
-				continue // a corrupt record before the header is skipped
-			}
-			h, ok := parseHeader(b, ms)
-			if !ok {
-				return nil, fmt.Errorf("%w: %s", ErrNotSession, path)
-			}
-			header = h
-			continue
-		}
-		typ, role := classify(line)
-		switch typ {
-		case TypeMessage:
-			count++
-			if role == llm.RoleUser || role == llm.RoleAssistant {
-				lastActivity = line
-				if role == llm.RoleUser && firstText == "" {
-					firstText = messageText(line)
-				}
-			}
-		case TypeSessionInfo:
-			lastInfo = line
-		}
-	}
-	if header == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNotSession, path)
-	}
-	info := &SessionInfo{
-		Path:              path,
-		ID:                header.ID,
-		Cwd:               header.Cwd,
-		ParentSessionPath: header.ParentSession,
-		Created:           parseISO(header.Timestamp),
-		MessageCount:      count,
-		FirstMessage:      "(no messages)",
-	}
-	if firstText != "" {
-		info.FirstMessage = firstText
-	}
-	if lastInfo != nil {
-		if e, err := parseEntry(bytes.Trim(lastInfo, " \t\r\x00"), 0); err == nil {
-			if si := e.SessionInfo(); si != nil && si.Name != nil {
-				info.Name = strings.TrimSpace(*si.Name)
-			}
-		}
-	}
-	switch {
-	case lastActivity != nil && activityTime(lastActivity) != (time.Time{}):
-		info.Modified = activityTime(lastActivity)
-	case !info.Created.IsZero():
-		info.Modified = info.Created
-	default:
-		info.Modified = mtime
-	}
-	return info, nil
 }
 
 // classify returns the entry type and message role of a line from its
@@ -403,3 +255,5 @@ func idFromName(name string) string {
 	}
 	return name
 }
+
+func timeFromNs(ns int64) time.Time { return time.Unix(0, ns) }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
+	"sort"
+	"sync"
 )
 
 // Severity of a Problem found while reading a session file.
@@ -70,12 +73,85 @@ type record struct {
 
 // splitRecords splits data on LF only (U+2028 and friends are valid inside
 // JSON strings) and scans every line's structure. Lines of any length are
-// fine: data is one buffer and records are subslices of it.
+// fine: data is one buffer and records are subslices of it. Large files are
+// split at line boundaries and scanned on every core.
 func splitRecords(path string, data []byte) (recs []record, problems []Problem, endsClean bool, torn []byte) {
 	endsClean = len(data) == 0 || data[len(data)-1] == '\n'
-	line := 0
+	parts := chunkAtLines(data, runtime.GOMAXPROCS(0), 1<<20)
+	type result struct {
+		recs     []record
+		problems []Problem
+		lines    int
+		torn     []byte
+	}
+	results := make([]result, len(parts))
+	parallel(len(parts), func(i int) {
+		r := &results[i]
+		r.recs, r.problems, r.lines, r.torn = splitChunk(path, parts[i], i == len(parts)-1 && !endsClean)
+	})
+	offset := 0
+	for _, r := range results {
+		for _, rec := range r.recs {
+			rec.line += offset
+			recs = append(recs, rec)
+		}
+		for _, p := range r.problems {
+			p.Line += offset
+			problems = append(problems, p)
+		}
+		if r.torn != nil {
+			torn = r.torn
+		}
+		offset += r.lines
+	}
+	return recs, problems, endsClean, torn
+}
+
+// chunkAtLines cuts data into at most n parts of at least minSize bytes,
+// each ending just after an LF (the last one at the end of data).
+func chunkAtLines(data []byte, n, minSize int) [][]byte {
+	if n < 1 || len(data) < 2*minSize {
+		return [][]byte{data}
+	}
+	n = min(n, len(data)/minSize)
+	var parts [][]byte
+	start := 0
+	for k := 1; k < n && start < len(data); k++ {
+		cut := max(len(data)*k/n, start)
+		i := bytes.IndexByte(data[cut:], '\n')
+		if i < 0 {
+			break
+		}
+		end := cut + i + 1
+		parts = append(parts, data[start:end])
+		start = end
+	}
+	return append(parts, data[start:])
+}
+
+// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, fn func(i int)) {
+	if n == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// splitChunk splits one part of a file; line numbers are relative to it.
+// tornOK marks the part holding the end of a file that does not end in LF.
+func splitChunk(path string, data []byte, tornOK bool) (recs []record, problems []Problem, lines int, torn []byte) {
+	recs = make([]record, 0, bytes.Count(data, []byte{'\n'})+1)
 	for start := 0; start < len(data); {
-		line++
+		lines++
 		end := bytes.IndexByte(data[start:], '\n')
 		last := end < 0
 		if last {
@@ -87,20 +163,20 @@ func splitRecords(path string, data []byte) (recs []record, problems []Problem, 
 		start = end + 1
 		b, hadNUL := trimRecord(raw)
 		if hadNUL {
-			problems = append(problems, Problem{path, line, Warning, "NUL bytes (crash residue) skipped"})
+			problems = append(problems, Problem{path, lines, Warning, "NUL bytes (crash residue) skipped"})
 		}
 		if len(b) == 0 {
 			continue
 		}
 		ms, err := scanObject(b)
-		if err != nil && last && !endsClean {
-			problems = append(problems, Problem{path, line, Warning, "incomplete final record (torn write) skipped: " + err.Error()})
+		if err != nil && last && tornOK {
+			problems = append(problems, Problem{path, lines, Warning, "incomplete final record (torn write) skipped: " + err.Error()})
 			torn = b
 			continue
 		}
-		recs = append(recs, record{line: line, b: b, ms: ms, err: err})
+		recs = append(recs, record{line: lines, b: b, ms: ms, err: err})
 	}
-	return recs, problems, endsClean, torn
+	return recs, problems, lines, torn
 }
 
 // trimRecord strips whitespace, CR and the NUL padding a crash can leave
@@ -176,25 +252,41 @@ func parseSession(path string, data []byte) (*fileData, error) {
 			fd.lines = append(fd.lines, torn)
 		}
 	}
+	// Entries are built in parallel (each record is independent), then
+	// collected in file order.
+	built := make([]*Entry, len(body))
+	probs := make([]*Problem, len(body))
+	chunks := min(runtime.GOMAXPROCS(0), max(len(body)/2048, 1))
+	parallel(chunks, func(c int) {
+		lo, hi := len(body)*c/chunks, len(body)*(c+1)/chunks
+		for i := lo; i < hi; i++ {
+			r := body[i]
+			switch {
+			case r.err != nil:
+				probs[i] = &Problem{path, r.line, Error, "corrupt record: " + r.err.Error()}
+			case isHeaderRecord(r):
+				probs[i] = &Problem{path, r.line, Error, "unexpected second session header skipped"}
+			default:
+				e, err := entryFromMembers(r.b, r.ms, r.line)
+				if err != nil {
+					probs[i] = &Problem{path, r.line, Error, err.Error()}
+				} else {
+					built[i] = e
+					if e.bodyErr != nil {
+						probs[i] = &Problem{path, r.line, Error, e.bodyErr.Error()}
+					}
+				}
+			}
+		}
+	})
 	fd.entries = make([]*Entry, 0, len(body))
-	for _, r := range body {
-		if r.err != nil {
-			fd.problems = append(fd.problems, Problem{path, r.line, Error, "corrupt record: " + r.err.Error()})
-			continue
+	for i := range body {
+		if probs[i] != nil {
+			fd.problems = append(fd.problems, *probs[i])
 		}
-		if t, _ := findString(r.b, r.ms, "type"); t == TypeSession {
-			fd.problems = append(fd.problems, Problem{path, r.line, Error, "unexpected second session header skipped"})
-			continue
+		if built[i] != nil {
+			fd.entries = append(fd.entries, built[i])
 		}
-		e, err := entryFromMembers(r.b, r.ms, r.line)
-		if err != nil {
-			fd.problems = append(fd.problems, Problem{path, r.line, Error, err.Error()})
-			continue
-		}
-		if e.bodyErr != nil {
-			fd.problems = append(fd.problems, Problem{path, r.line, Error, e.bodyErr.Error()})
-		}
-		fd.entries = append(fd.entries, e)
 	}
 	fd.problems = append(fd.problems, treeProblems(path, fd.entries)...)
 	sortProblems(fd.problems)
@@ -223,9 +315,10 @@ func treeProblems(path string, entries []*Entry) []Problem {
 }
 
 func sortProblems(ps []Problem) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].Line < ps[j-1].Line; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
+}
+
+func isHeaderRecord(r record) bool {
+	t, _ := findString(r.b, r.ms, "type")
+	return t == TypeSession
 }

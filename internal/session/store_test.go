@@ -452,3 +452,80 @@ func TestLockAcrossProcesses(t *testing.T) {
 		t.Fatalf("child after close: code %d out %q", code, out)
 	}
 }
+
+// Large files are scanned in parallel parts; line numbers stay exact.
+func TestParallelScanLineNumbers(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(hdr + "\n")
+	pad := strings.Repeat("z", 1000)
+	parent := ""
+	bad := map[int]bool{700: true, 1501: true, 2999: true}
+	n := 3500
+	for i := 2; i <= n; i++ {
+		if bad[i] {
+			sb.WriteString(`{"type":"message","id":"broken` + "\n")
+			continue
+		}
+		id := itoa(i)
+		sb.WriteString(line(id, parent, pad) + "\n")
+		parent = id
+	}
+	m, err := Load(writeFile(t, sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, p := range m.Problems() {
+		if strings.Contains(p.Msg, "corrupt") {
+			got = append(got, p.Line)
+		}
+	}
+	if len(got) != 3 || got[0] != 700 || got[1] != 1501 || got[2] != 2999 {
+		t.Errorf("corrupt lines reported at %v", got)
+	}
+	for _, e := range m.Entries() {
+		if e.ID != itoa(e.Line) {
+			t.Fatalf("entry %s has line %d", e.ID, e.Line)
+		}
+	}
+}
+
+// The listing cache follows appends incrementally, notices replaced files,
+// and survives a corrupt cache file.
+func TestListCache(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := Create("/p", dir, CreateOptions{ID: "cache-1"})
+	m.AppendMessage(user("first"))
+	count := func() SessionInfo {
+		t.Helper()
+		l, err := List("/p", dir)
+		if err != nil || len(l) != 1 {
+			t.Fatalf("list: %v %v", l, err)
+		}
+		return l[0]
+	}
+	if c := count(); c.MessageCount != 1 || c.FirstMessage != "first" {
+		t.Fatalf("%+v", c)
+	}
+	if _, err := os.Stat(indexPath(dir)); err != nil {
+		t.Fatalf("no cache written: %v", err)
+	}
+	m.AppendMessage(asst("a"))
+	m.AppendSessionInfo("named later")
+	if c := count(); c.MessageCount != 2 || c.Name != "named later" || c.FirstMessage != "first" {
+		t.Fatalf("after append: %+v", c)
+	}
+	path := m.SessionFile()
+	m.Close()
+	// Replace the file with a different session of another size.
+	other := strings.Replace(hdr, `"id":"s1"`, `"id":"cache-1"`, 1)
+	other = strings.Replace(other, `"cwd":"/p"`, `"cwd":"`+absPath("/p")+`"`, 1)
+	os.WriteFile(path, []byte(other+"\n"+line("a", "", "replaced")+"\n"), 0o600)
+	if c := count(); c.MessageCount != 1 || c.FirstMessage != "replaced" {
+		t.Fatalf("after replace: %+v", c)
+	}
+	os.WriteFile(indexPath(dir), []byte("{garbage"), 0o600)
+	if c := count(); c.MessageCount != 1 {
+		t.Fatalf("after corrupt cache: %+v", c)
+	}
+}
