@@ -400,7 +400,8 @@ func (c *Core) beforeChange(ctx context.Context, id string, e Effect) {
 	}
 	if s.maxChanged > 0 && !s.unavailable && !s.baselineTaken {
 		s.baselineTaken = true
-		base, ok := s.probe.ChangedLines(ctx)
+		// An aborted run must not turn the signal off for the session.
+		base, ok := s.probe.ChangedLines(context.WithoutCancel(ctx))
 		if ok {
 			s.baseline = base
 		} else {
