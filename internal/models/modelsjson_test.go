@@ -276,3 +276,41 @@ func TestReload(t *testing.T) {
 		t.Errorf("missing file after a broken one: %v", err)
 	}
 }
+
+// The examples of the pi-family custom-models documentation, which the
+// original inherited, load unchanged (bare variable names included).
+func TestModelsJSONPiDocsExamples(t *testing.T) {
+	env := map[string]string{"MY_API_KEY": "proxy-key", "PORTKEY_API_KEY": "pk", "OPENROUTER_API_KEY": "or-key"}
+	r, err := registryFor(t, "ok-pi-docs.json", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	proxy := r.Find("custom-proxy", "claude-sonnet-5")
+	key, headers, err := r.ResolveAuth(ctx, proxy, "")
+	if err != nil || key != "proxy-key" || headers["x-portkey-api-key"] != "pk" || headers["x-secret"] != "s3cret" {
+		t.Errorf("proxy: key %q headers %v err %v", key, headers, err)
+	}
+	if m := r.Find("ollama", "llama3.1:8b"); m.MaxTokens != 32000 || m.Name != "Llama 3.1 8B (Local)" {
+		t.Errorf("ollama full example: %+v", m)
+	}
+	local := r.Find("local-llm", "local")
+	if local.Compat.SupportsUsageInStreaming == nil || *local.Compat.SupportsUsageInStreaming || local.Compat.MaxTokensField != "max_tokens" {
+		t.Errorf("local-llm compat = %+v", local.Compat)
+	}
+	if r.HasAuth("local-llm") {
+		t.Error("a provider without any key must not be available")
+	}
+	or := r.Find("openrouter", "anthropic/claude-sonnet-4.6")
+	if or.Name != "Claude Sonnet 4.6 (Bedrock Route)" || !strings.Contains(string(or.Compat.OpenRouterRouting), "amazon-bedrock") {
+		t.Errorf("override = %s %s", or.Name, or.Compat.OpenRouterRouting)
+	}
+	if key, _, _ := r.ResolveAuth(ctx, or, ""); key != "or-key" {
+		t.Errorf("openrouter key %q", key)
+	}
+	// An unset bare name stays a literal key.
+	v := r.Find("vercel-ai-gateway", "moonshotai/kimi-k2.5")
+	if key, _, _ := r.ResolveAuth(ctx, v, ""); key != "AI_GATEWAY_API_KEY" {
+		t.Errorf("vercel key %q", key)
+	}
+}

@@ -93,10 +93,34 @@ func resolveValue(ctx context.Context, v string, getenv func(string) string, cac
 	if name, ok := strings.CutPrefix(v, "$"); ok && isEnvName(name) {
 		return getenv(name)
 	}
+	if isLegacyEnvName(v) {
+		if val := getenv(v); val != "" {
+			return val
+		}
+	}
 	if !strings.Contains(v, "${") {
 		return v
 	}
 	return expandBraced(v, getenv)
+}
+
+// isLegacyEnvName reports values like OPENAI_API_KEY: pi-family
+// models.json files name the variable without "$". When such a variable is
+// set we use it; otherwise the value stays literal, as the spec says. Real
+// keys are never upper-case-and-underscore only, so nothing is lost.
+func isLegacyEnvName(v string) bool {
+	if len(v) < 2 || !strings.Contains(v, "_") {
+		return false
+	}
+	for i, c := range v {
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // expandBraced replaces each ${NAME} in s; malformed references stay as
@@ -148,7 +172,7 @@ func valueConfigured(v string, getenv func(string) string) bool {
 	if strings.Contains(v, "${") {
 		return expandBraced(v, getenv) != ""
 	}
-	return v != ""
+	return v != "" // a legacy bare name is still a literal when unset
 }
 
 func osGetenv(name string) string { return os.Getenv(name) }
