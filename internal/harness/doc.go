@@ -72,5 +72,8 @@
 // deploy, kubectl apply, curl -X POST ...); text that echo/printf only
 // prints does not count. A check counts as verify only when its exit code
 // reaches the tool: `| tail` (without pipefail), `|| true` and `; cmd` mask
-// it. With Config.VerifyCommands only the declared commands are checks.
+// it. Without declared commands a check word (test, build, lint, go test,
+// tsc, ...) counts unless it is part of a file operand (`build/`,
+// `test.txt`); with Config.VerifyCommands only the declared commands count.
+// Here-document bodies fed to cat/tee are text, not commands.
 package harness

@@ -225,7 +225,9 @@ func lastCheckEnd(command string, verifyCommands []string) int {
 	end := -1
 	if len(verifyCommands) == 0 {
 		for _, loc := range verifyRe().FindAllStringIndex(command, -1) {
-			end = loc[1]
+			if !operandWord(command, loc[0], loc[1]) {
+				end = loc[1]
+			}
 		}
 		return end
 	}
@@ -240,6 +242,36 @@ func lastCheckEnd(command string, verifyCommands []string) int {
 	}
 	return end
 }
+
+// operandWord reports whether the check word at command[start:end] is part
+// of a file or directory operand rather than a command: `build/`,
+// `test.txt`, `build.log`, `app.test.ts`. Scripts (`./test.sh`) still count.
+// A refinement of the original's purely textual rule, which took
+// `cat test.txt` or `rm -f build.log` for a passing check.
+func operandWord(command string, start, end int) bool {
+	if start > 0 && command[start-1] == '.' {
+		return true
+	}
+	if end >= len(command) {
+		return false
+	}
+	switch command[end] {
+	case '/', '\\':
+		return true
+	case '.':
+		ext := command[end+1:]
+		if i := strings.IndexFunc(ext, func(r rune) bool { return !isWordByte(byte(r)) || r > 127 }); i >= 0 {
+			ext = ext[:i]
+		}
+		if ext == "" {
+			return false
+		}
+		return !scriptExts[strings.ToLower(ext)]
+	}
+	return false
+}
+
+var scriptExts = setOf("sh", "bash", "zsh", "ps1", "bat", "cmd", "py", "js", "mjs", "cjs", "ts", "rb", "pl")
 
 // declaredPattern matches a declared command token by token, literally, with
 // any run of whitespace between tokens.

@@ -51,7 +51,15 @@ func TestClassifyCommand(t *testing.T) {
 		{"rm --recursive build", EffectDestructive, false},
 		{"rm -f -r build", EffectDestructive, false},
 		{"rm -f out.log", EffectExecute, false},
-		{"rm -f build.log", EffectVerify, false}, // textual check words, as the original: a known false positive
+		{"rm -f build.log", EffectExecute, false}, // check words inside file operands are not checks
+		{"cat test.txt", EffectExecute, false},
+		{"ls build/", EffectExecute, false},
+		{"cat src/test/a_test.go", EffectExecute, false},
+		{"vim app.test.ts", EffectExecute, false},
+		{"./test.sh", EffectVerify, false},
+		{"bash scripts/build.sh --release", EffectVerify, false},
+		{"npm run build && cat build/out.txt", EffectVerify, false},
+		{"npm run test:unit", EffectVerify, false},
 		{"rm file.txt", EffectExecute, false},
 		{"Remove-Item -Path dist -Recurse -Force", EffectDestructive, false},
 		{"remove-item dist -recurse", EffectDestructive, false},
