@@ -78,18 +78,17 @@ func classify(status int, typ, msg string) ErrorKind {
 	switch {
 	case IsContextOverflow(msg) || strings.Contains(l, "context_length_exceeded") || strings.Contains(l, "request_too_large") && status == 413:
 		return ErrContextOverflow
-	case strings.Contains(l, "insufficient_quota") || strings.Contains(l, "exceeded your current quota") ||
-		strings.Contains(l, "quota exceeded") || strings.Contains(l, "resource_exhausted") && strings.Contains(l, "quota") && !strings.Contains(l, "per minute") ||
-		strings.Contains(l, "usage limit") || strings.Contains(l, "monthly limit"):
+	case isQuota(l):
 		return ErrQuota
-	case strings.Contains(l, "billing") || strings.Contains(l, "credit balance") || strings.Contains(l, "payment required") || status == 402:
+	case status == 402 || strings.Contains(l, "credit balance") || strings.Contains(l, "payment required") ||
+		strings.Contains(l, "billing") && !strings.Contains(l, "resource_exhausted"):
 		return ErrBilling
 	case status == 401 || status == 403 || strings.Contains(l, "authentication_error") || strings.Contains(l, "permission_error") ||
 		strings.Contains(l, "invalid api key") || strings.Contains(l, "invalid x-api-key") || strings.Contains(l, "incorrect api key"):
 		return ErrAuth
 	case status == 529 || strings.Contains(l, "overloaded"):
 		return ErrOverloaded
-	case status == 429 || strings.Contains(l, "rate_limit") || strings.Contains(l, "rate limit") || strings.Contains(l, "too many requests"):
+	case status == 429 || strings.Contains(l, "rate_limit") || strings.Contains(l, "resource_exhausted") || strings.Contains(l, "rate limit") || strings.Contains(l, "too many requests"):
 		return ErrRateLimit
 	case status >= 500 || strings.Contains(l, "api_error") || strings.Contains(l, "internal server error") ||
 		strings.Contains(l, "service unavailable") || strings.Contains(l, "bad gateway") || strings.Contains(l, "timed out"):
@@ -100,6 +99,19 @@ func classify(status int, typ, msg string) ErrorKind {
 		return ErrInvalidRequest
 	}
 	return ErrOther
+}
+
+// isQuota tells an exhausted plan (retrying cannot help) from a rate limit.
+// OpenAI's insufficient_quota and usage/monthly limits are quota. Google
+// answers RESOURCE_EXHAUSTED with "exceeded your current quota" for
+// per-minute limits too, so there only a limit of 0 (the plan has no access)
+// counts as quota; the rest is a rate limit.
+func isQuota(l string) bool {
+	if strings.Contains(l, "resource_exhausted") {
+		return strings.Contains(l, "limit: 0")
+	}
+	return strings.Contains(l, "insufficient_quota") || strings.Contains(l, "exceeded your current quota") ||
+		strings.Contains(l, "usage limit") || strings.Contains(l, "monthly limit")
 }
 
 // ClassifyHTTP turns a non-2xx response into a ProviderError. body is the

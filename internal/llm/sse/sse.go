@@ -33,12 +33,13 @@ type Event struct {
 
 // Reader decodes events from an io.Reader. It is not safe for concurrent use.
 type Reader struct {
-	r      io.Reader
-	buf    []byte
-	start  int // first unread byte of buf
-	end    int // end of valid bytes in buf
-	err    error
-	skipLF bool // the previous line ended in CR; a following LF belongs to it
+	r       io.Reader
+	buf     []byte
+	start   int // first unread byte of buf
+	end     int // end of valid bytes in buf
+	err     error
+	skipLF  bool // the previous line ended in CR; a following LF belongs to it
+	bomDone bool
 
 	data    []byte
 	hasData bool
@@ -181,6 +182,16 @@ func isDigits(b []byte) bool {
 // without a line ending. err is io.EOF (or the read error) when no bytes are
 // left.
 func (r *Reader) readLine() (line []byte, terminated bool, err error) {
+	if !r.bomDone {
+		// A UTF-8 byte order mark at the start of the stream is skipped.
+		for r.end-r.start < 3 && r.err == nil {
+			r.fill()
+		}
+		if r.end-r.start >= 3 && string(r.buf[r.start:r.start+3]) == "\xEF\xBB\xBF" {
+			r.start += 3
+		}
+		r.bomDone = true
+	}
 	scanned := 0 // bytes of buf[start:end] known to hold no line ending
 	for {
 		if r.skipLF && r.start < r.end {

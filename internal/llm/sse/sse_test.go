@@ -57,7 +57,8 @@ func TestReader(t *testing.T) {
 		{"long line", "data: " + long + "\n\n", []Event{{Data: long, Retry: -1}}},
 		{"final event without blank line", "data: a\n", []Event{{Data: "a", Retry: -1}}},
 		{"cut line dropped", "data: a\n\ndata: {\"par", []Event{{Data: "a", Retry: -1}}},
-		{"bom-free empty", "", nil},
+		{"empty", "", nil},
+		{"bom skipped", "\xEF\xBB\xBFdata: a\n\n", []Event{{Data: "a", Retry: -1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,132 @@
+package llm
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClassifyHTTP(t *testing.T) {
+	tests := []struct {
+		status int
+		body   string
+		kind   ErrorKind
+		msg    string
+	}{
+		{429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, ErrRateLimit, "429 rate_limit_error: slow down"},
+		{429, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}`, ErrQuota, "429 insufficient_quota: You exceeded your current quota"},
+		{529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, ErrOverloaded, "529 overloaded_error: Overloaded"},
+		{500, ``, ErrServer, "500 Internal Server Error"},
+		{502, `<html>bad gateway</html>`, ErrServer, "502 <html>bad gateway</html>"},
+		{401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`, ErrAuth, "401 authentication_error: invalid x-api-key"},
+		{403, `{"error":{"code":403,"message":"Permission denied","status":"PERMISSION_DENIED"}}`, ErrAuth, "403 PERMISSION_DENIED: Permission denied"},
+		{400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 213462 tokens > 200000 maximum"}}`, ErrContextOverflow, "prompt is too long"},
+		{400, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`, ErrContextOverflow, "maximum context length"},
+		{400, `[{"error":{"code":400,"message":"The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).","status":"INVALID_ARGUMENT"}}]`, ErrContextOverflow, "INVALID_ARGUMENT: The input token count"},
+		{413, `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}`, ErrContextOverflow, "413"},
+		{400, `{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API."}}`, ErrBilling, "credit balance"},
+		{429, `{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`, ErrRateLimit, "RESOURCE_EXHAUSTED"},
+		{429, `{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. Quota exceeded for metric: generate_content_free_tier_requests, limit: 10. Please retry in 34s.","status":"RESOURCE_EXHAUSTED"}}`, ErrRateLimit, "retry in"},
+		{429, `{"error":{"code":429,"message":"You exceeded your current quota. Quota exceeded for metric: generate_content_free_tier_input_token_count, limit: 0","status":"RESOURCE_EXHAUSTED"}}`, ErrQuota, "limit: 0"},
+		{400, `{"error":{"message":"bad tool schema"}}`, ErrInvalidRequest, "400 bad tool schema"},
+	}
+	for _, tt := range tests {
+		e := ClassifyHTTP(tt.status, nil, []byte(tt.body))
+		if e.Kind != tt.kind || !strings.Contains(e.Message, tt.msg) || e.Status != tt.status {
+			t.Errorf("%d %s: got %s %q", tt.status, tt.body, e.Kind, e.Message)
+		}
+	}
+}
+
+func TestRetryableKinds(t *testing.T) {
+	for kind, want := range map[ErrorKind]bool{ErrRateLimit: true, ErrOverloaded: true, ErrServer: true, ErrNetwork: true, ErrMalformed: true,
+		ErrQuota: false, ErrAuth: false, ErrBilling: false, ErrContextOverflow: false, ErrAborted: false, ErrInvalidRequest: false} {
+		if got := (&ProviderError{Kind: kind}).Retryable(); got != want {
+			t.Errorf("%s retryable = %v", kind, got)
+		}
+	}
+	if e := StreamError("overloaded_error", "Overloaded"); e.Kind != ErrOverloaded || !e.Retryable() {
+		t.Errorf("%+v", e)
+	}
+	if e := StreamError("", "something odd"); !e.Retryable() {
+		t.Errorf("unexplained in-stream errors should be retryable: %+v", e)
+	}
+	if e := ClassifyError(0, "prompt is too long: 1 tokens > 0 maximum"); e.Kind != ErrContextOverflow {
+		t.Errorf("%+v", e)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		h    http.Header
+		want time.Duration
+		ok   bool
+	}{
+		{http.Header{"Retry-After": {"7"}}, 7 * time.Second, true},
+		{http.Header{"Retry-After": {"0"}}, 0, true},
+		{http.Header{"Retry-After": {"1.5"}}, 1500 * time.Millisecond, true},
+		{http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second, true},
+		{http.Header{"Retry-After": {now.Add(-time.Hour).Format(http.TimeFormat)}}, 0, true},
+		{http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"9"}}, 250 * time.Millisecond, true},
+		{http.Header{"Retry-After": {"soon"}}, 0, false},
+		{http.Header{}, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseRetryAfter(tt.h, now)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%v: got %v %v", tt.h, got, ok)
+		}
+	}
+}
+
+func TestSendIdleBeforeHeaders(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	req := &Request{IdleTimeout: 50 * time.Millisecond}
+	_, perr := Send(context.Background(), req, func(ctx context.Context) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+	})
+	if perr == nil || perr.Kind != ErrNetwork || !strings.Contains(perr.Message, "idle") {
+		t.Fatalf("%+v", perr)
+	}
+}
+
+func TestSendAbortWhileWaitingForRetry(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(529)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	req := &Request{MaxRetries: 2, MaxRetryDelay: time.Minute}
+	_, perr := Send(ctx, req, func(ctx context.Context) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+	})
+	if perr == nil || perr.Kind != ErrAborted {
+		t.Fatalf("%+v", perr)
+	}
+}
+
+func TestSendConnectionRefused(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	_, perr := Send(context.Background(), &Request{}, func(ctx context.Context) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	})
+	if perr == nil || perr.Kind != ErrNetwork || !perr.Retryable() {
+		t.Fatalf("%+v", perr)
+	}
+}
