@@ -179,6 +179,15 @@ func TestCostArithmetic(t *testing.T) {
 	near("gpt-5.5 tier cacheRead", u.Cost.CacheRead, 0.05)
 	near("gpt-5.5 tier output", u.Cost.Output, 0.45)
 
+	// Claude Sonnet 4.5 long context: prompts over 200K bill $6/$22.50,
+	// cache read $0.60, cache write $7.50 for the whole request.
+	u = llm.Usage{Input: 150_000, CacheRead: 100_000, CacheWrite: 10_000, Output: 2_000}
+	find("anthropic", "claude-sonnet-4-5").CalculateCost(&u)
+	near("sonnet long total", u.Cost.Total, 0.9+0.06+0.075+0.045)
+	u = llm.Usage{Input: 150_000, Output: 2_000}
+	find("anthropic", "claude-sonnet-4-5").CalculateCost(&u)
+	near("sonnet short total", u.Cost.Total, 0.45+0.03)
+
 	// Gemini 2.5 Flash: $0.30 in, $2.50 out, $0.03 cached.
 	u = llm.Usage{Input: 10_000, Output: 2_000, CacheRead: 100_000}
 	find("google", "gemini-2.5-flash").CalculateCost(&u)
