@@ -163,16 +163,16 @@ func describeCall(tc *llm.ToolCall, msgs []llm.Message, idx, horizon int, calls 
 	return call, false
 }
 
-// classifyPlain classifies without declared commands: elision only needs
-// commands, paths and whether a call mutates, which they do not change.
+// classifyPlain is the default classification, for a nil memo.
 func classifyPlain(tc *llm.ToolCall) Effect { return Classify(tc.Name, tc.Arguments, nil) }
 
 // requestMemo caches, by tool call id, what request building computes for
 // the same calls and results on every request: classifications and result
 // sizes. A nil memo computes everything afresh.
 type requestMemo struct {
-	effects sync.Map // id -> effectEntry
-	sizes   sync.Map // id -> sizeEntry
+	classifyFn func(*llm.ToolCall) Effect // nil: classifyPlain
+	effects    sync.Map                   // id -> effectEntry
+	sizes      sync.Map                   // id -> sizeEntry
 }
 
 type effectEntry struct {
@@ -191,7 +191,11 @@ func (m *requestMemo) classify(tc *llm.ToolCall) Effect {
 			return e.effect
 		}
 	}
-	e := classifyPlain(tc)
+	fn := m.classifyFn
+	if fn == nil {
+		fn = classifyPlain
+	}
+	e := fn(tc)
 	m.effects.Store(tc.ID, effectEntry{tc.Name, string(tc.Arguments), e})
 	return e
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,9 @@ type Config struct {
 	// Cwd is the workspace root for the default git probe.
 	Cwd string
 
+	// ClassifyTool classifies tools the name rules do not know (MCP tools,
+	// extensions); ok=false falls back to Classify. nil means Classify only.
+	ClassifyTool func(toolName string, args json.RawMessage) (e Effect, ok bool)
 	// Probe measures the workspace; nil means GitProbe(Cwd).
 	Probe WorkspaceProbe
 	// SkillList returns the loaded skills; nil means none.
@@ -166,6 +170,7 @@ func New(cfg Config) *Core {
 		cfg.Now = time.Now
 	}
 	c := &Core{cfg: cfg, grants: map[string]bool{}, effects: map[string]Effect{}, blockedIDs: map[string]bool{}}
+	c.memo.classifyFn = c.classify
 	c.evidence.begin(false)
 	if cfg.Evidence && (cfg.MaxChangedLines > 0 || cfg.MaxFileLines > 0) {
 		probe := cfg.Probe
@@ -175,6 +180,16 @@ func New(cfg Config) *Core {
 		c.slices = &sliceState{probe: probe, maxChanged: cfg.MaxChangedLines, maxFile: cfg.MaxFileLines}
 	}
 	return c
+}
+
+// classify applies Config.ClassifyTool, then the default rules.
+func (c *Core) classify(tc *llm.ToolCall) Effect {
+	if c.cfg.ClassifyTool != nil {
+		if e, ok := c.cfg.ClassifyTool(tc.Name, tc.Arguments); ok {
+			return e
+		}
+	}
+	return Classify(tc.Name, tc.Arguments, c.cfg.VerifyCommands)
 }
 
 // Config returns the configuration the core runs with.
@@ -313,7 +328,7 @@ func (c *Core) RemoveConstraint(id string) bool {
 // validated tool call, before it executes. It may block on approver.
 // A blocked call must not run; its result is Reason with isError true.
 func (c *Core) BeforeToolCall(ctx context.Context, call *llm.ToolCall, approver Approver) Decision {
-	effect := Classify(call.Name, call.Arguments, c.cfg.VerifyCommands)
+	effect := c.classify(call)
 	d := Decision{Effect: effect}
 	c.lock()
 	c.effects[call.ID] = effect
@@ -435,7 +450,7 @@ func (c *Core) AfterToolCall(call *llm.ToolCall, result *llm.ToolResultMessage) 
 	}
 	e, ok := c.effects[call.ID]
 	if !ok {
-		e = Classify(call.Name, call.Arguments, c.cfg.VerifyCommands)
+		e = c.classify(call)
 	}
 	delete(c.effects, call.ID)
 	c.recordOutcome(e, result.IsError)

@@ -410,3 +410,21 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("events %v, want %s", types, want)
 	}
 }
+
+func TestClassifyToolOverride(t *testing.T) {
+	c := newCore(t, func(cfg *Config) {
+		cfg.ClassifyTool = func(name string, args json.RawMessage) (Effect, bool) {
+			if name == "mcp__db__query" {
+				return Effect{Kind: EffectDestructive, Command: string(args), Reason: "database write"}, true
+			}
+			return Effect{}, false
+		}
+	})
+	c.OnUserMessage("look around", true)
+	if d := c.BeforeToolCall(t.Context(), toolCall("1", "mcp__db__query", map[string]any{"sql": "x"}), nil); !d.Block || !strings.Contains(d.Reason, "(database write)") {
+		t.Fatalf("custom classification not applied: %+v", d)
+	}
+	if d := c.BeforeToolCall(t.Context(), bashCall("2", "ls"), nil); d.Block || d.Effect.Kind != EffectExecute {
+		t.Fatalf("fallback: %+v", d)
+	}
+}

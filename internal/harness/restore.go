@@ -77,7 +77,7 @@ func (c *Core) replayResult(m *llm.ToolResultMessage, tc *llm.ToolCall) {
 	if tc == nil {
 		tc = &llm.ToolCall{ID: m.ToolCallID, Name: m.ToolName}
 	}
-	e := Classify(tc.Name, tc.Arguments, c.cfg.VerifyCommands)
+	e := c.classify(tc)
 	text := m.Content.PlainText()
 	if m.IsError && (strings.HasPrefix(text, blockedPolicyPrefix) || strings.HasPrefix(text, blockedDeclinedPrefix)) {
 		kind := BlockAuthorization
