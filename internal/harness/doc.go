@@ -56,11 +56,11 @@
 //
 // # Persistence
 //
-// Constraints and corrections are persisted by the runtime: Config.
-// OnLedgerChange receives a LedgerSnapshot whenever they change, to append
-// as a session custom entry with customType CustomTypeConstraints
-// ("harness-core:constraints", data {constraints:[{id,text,source,
-// timestamp}], corrections:[{text,timestamp}]}). Restore takes the data of
+// Constraints and corrections are persisted by the runtime:
+// Config.OnLedgerChange receives a LedgerSnapshot whenever they change, to
+// append as a session custom entry with customType CustomTypeConstraints
+// ("harness-core:constraints", data {constraints:[{id, text, source,
+// timestamp}], corrections:[{text, timestamp}]}). Restore takes the data of
 // the latest such entry on the branch and derives the rest of the state
 // from the branch's messages; see Restore.
 //
