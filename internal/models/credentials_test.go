@@ -306,3 +306,28 @@ func TestLockContention(t *testing.T) {
 		t.Errorf("concurrent logins kept %v (%v), want 8 entries", ids, err)
 	}
 }
+
+func TestResolveAuthConcurrent(t *testing.T) {
+	countCommands(t)
+	r := setup(t, `{"groq":{"type":"api_key","key":"!k"}}`, "", map[string]string{"OPENAI_API_KEY": "o"})
+	groq, openai := r.Find("groq", "llama-3.1-8b-instant"), r.Find("openai", "gpt-5.5")
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := groq
+			if i%2 == 0 {
+				m = openai
+			}
+			if _, _, err := r.ResolveAuth(context.Background(), m, ""); err != nil {
+				t.Error(err)
+			}
+			_ = r.Available(context.Background())
+			if i == 5 {
+				_ = r.Reload()
+			}
+		}()
+	}
+	wg.Wait()
+}
