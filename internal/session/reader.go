@@ -234,7 +234,11 @@ func parseSession(path string, data []byte) (*fileData, error) {
 		if len(recs) == 0 {
 			return fd, nil
 		}
-		return nil, fmt.Errorf("%w: %s line %d: no readable session header", ErrNotSession, path, recs[0].line)
+		why := "no readable session header"
+		if recs[0].err != nil {
+			why += " (" + recs[0].err.Error() + ")"
+		}
+		return nil, fmt.Errorf("%w: %s line %d: %s", ErrNotSession, path, recs[0].line, why)
 	}
 	if fd.header.Version > CurrentVersion {
 		return nil, fmt.Errorf("%w: %s line %d: version %d (this relay reads up to %d); upgrade relay to open it", ErrNewerVersion, path, recs[hi].line, fd.header.Version, CurrentVersion)

@@ -529,3 +529,48 @@ func TestListCache(t *testing.T) {
 		t.Fatalf("after corrupt cache: %+v", c)
 	}
 }
+
+// Crash and corruption fixtures: what `relay sessions check` reports for
+// each (golden), and an append after opening never changes earlier bytes.
+func TestCorruptionFixtures(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "corrupt", "*.jsonl"))
+	if len(files) < 8 {
+		t.Fatalf("fixtures missing: %v", files)
+	}
+	var out bytes.Buffer
+	for _, f := range files {
+		out.WriteString("== " + filepath.Base(f) + "\n")
+		r, err := Check(f)
+		if err != nil {
+			out.WriteString("error: " + err.Error() + "\n")
+		} else {
+			for _, p := range r.Problems {
+				out.WriteString(p.String() + "\n")
+			}
+			out.WriteString("sound: " + map[bool]string{true: "yes", false: "no"}[r.Sound()] + "\n")
+		}
+		// Open a copy, append, and compare.
+		orig, _ := os.ReadFile(f)
+		cp := filepath.Join(t.TempDir(), filepath.Base(f))
+		os.WriteFile(cp, orig, 0o644)
+		m, err := Open(cp, "")
+		if err != nil {
+			if after, _ := os.ReadFile(cp); !bytes.Equal(after, orig) {
+				t.Errorf("%s: failed open modified the file", f)
+			}
+			continue
+		}
+		if _, err := m.AppendMessage(user("after crash")); err != nil {
+			t.Errorf("%s: append: %v", f, err)
+		}
+		m.Close()
+		after, _ := os.ReadFile(cp)
+		if !bytes.HasPrefix(after, orig) {
+			t.Errorf("%s: earlier bytes changed", f)
+		}
+		if !bytes.HasSuffix(after, []byte("\n")) || !bytes.Contains(after, []byte("\n{\"type\":\"message\"")) {
+			t.Errorf("%s: appended record not on its own line", f)
+		}
+	}
+	golden(t, "corrupt/check.golden", out.Bytes())
+}
