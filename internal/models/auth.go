@@ -31,6 +31,12 @@ type Credential struct {
 	Expires int64 // unix milliseconds
 }
 
+// Expired reports whether an OAuth credential's access token has expired
+// at now (API keys never expire here). Refreshing is not implemented.
+func (c *Credential) Expired(now time.Time) bool {
+	return c.Type == "oauth" && c.Expires > 0 && now.UnixMilli() >= c.Expires
+}
+
 // AuthStore reads and writes auth.json. Reads happen lazily on first use;
 // writes go through a lock file and land atomically with mode 0600.
 type AuthStore struct {

@@ -172,9 +172,11 @@ func hasAmbient(provider string, getenv func(string) string) bool {
 		}
 		return true
 	}
+	// Anthropic workload identity federation (ANTHROPIC_FEDERATION_RULE_ID
+	// + ANTHROPIC_ORGANIZATION_ID + ANTHROPIC_IDENTITY_TOKEN_FILE) needs a
+	// token exchange our anthropic client does not do, so it is not
+	// reported as configured.
 	switch provider {
-	case "anthropic":
-		return set("ANTHROPIC_FEDERATION_RULE_ID", "ANTHROPIC_ORGANIZATION_ID", "ANTHROPIC_IDENTITY_TOKEN_FILE")
 	case "amazon-bedrock":
 		return set("AWS_PROFILE") || set("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY") ||
 			set("AWS_BEARER_TOKEN_BEDROCK") || set("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||

@@ -20,8 +20,7 @@ type ProviderInfo struct {
 // their keys still appear in hints, auth checks and models.json providers
 // that reuse the id.
 var knownProviders = []ProviderInfo{
-	{ID: "anthropic", Name: "Anthropic", EnvVars: []string{"ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"}, BearerEnvVars: []string{"ANTHROPIC_AUTH_TOKEN"},
-		AmbientHint: "ANTHROPIC_FEDERATION_RULE_ID + ANTHROPIC_ORGANIZATION_ID + ANTHROPIC_IDENTITY_TOKEN_FILE"},
+	{ID: "anthropic", Name: "Anthropic", EnvVars: []string{"ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"}, BearerEnvVars: []string{"ANTHROPIC_AUTH_TOKEN"}},
 	{ID: "openai", Name: "OpenAI", EnvVars: []string{"OPENAI_API_KEY"}},
 	{ID: "azure-openai-responses", Name: "Azure OpenAI", EnvVars: []string{"AZURE_OPENAI_API_KEY"}},
 	{ID: "google", Name: "Google Gemini", EnvVars: []string{"GEMINI_API_KEY"}},
