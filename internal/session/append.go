@@ -72,6 +72,9 @@ func (m *Manager) appendLocked(typ, parent string, body func(id string) (any, er
 	if msg != nil {
 		e.msg = msg // already decoded; Message() keeps it
 	}
+	if m.closed {
+		return "", fmt.Errorf("append to %s: session is closed", m.path)
+	}
 	if m.persist && m.flushed {
 		if err := m.app.write(append(raw, '\n')); err != nil {
 			return "", err

@@ -31,6 +31,7 @@ type Manager struct {
 	header  *Header
 	app     *appender // nil until the file exists and is locked
 	flushed bool      // the file holds the header and every entry
+	closed  bool
 
 	entries  []*Entry
 	byID     map[string]*Entry
@@ -266,6 +267,7 @@ func (m *Manager) Close() error {
 	defer m.mu.Unlock()
 	err := m.app.close()
 	m.app = nil
+	m.closed = m.persist
 	return err
 }
 

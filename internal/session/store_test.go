@@ -574,3 +574,16 @@ func TestCorruptionFixtures(t *testing.T) {
 	}
 	golden(t, "corrupt/check.golden", out.Bytes())
 }
+
+func TestAppendAfterClose(t *testing.T) {
+	m, _ := Create("/p", t.TempDir(), CreateOptions{})
+	m.AppendMessage(user("hi"))
+	m.Close()
+	if _, err := m.AppendMessage(user("again")); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("append after close: %v", err)
+	}
+	l, _ := Load(m.SessionFile())
+	if _, err := l.AppendMessage(user("x")); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("append to loaded session: %v", err)
+	}
+}
