@@ -111,6 +111,7 @@ func (p *PartialJSON) Final() json.RawMessage {
 // of Raw (callers keep that instead of their own copy).
 func (p *PartialJSON) WriteString(s string) string {
 	n := p.raw.Len()
+	reserve(&p.raw, len(s))
 	p.raw.WriteString(s)
 	return p.fed(n)
 }
@@ -118,6 +119,7 @@ func (p *PartialJSON) WriteString(s string) string {
 // Write is WriteString for bytes.
 func (p *PartialJSON) Write(b []byte) string {
 	n := p.raw.Len()
+	reserve(&p.raw, len(b))
 	p.raw.Write(b)
 	return p.fed(n)
 }

@@ -95,6 +95,15 @@ func blockAt[T Block](b *MessageBuilder, idx int) (T, *blockState, bool) {
 	return blk, b.blocks[idx], ok
 }
 
+// reserve makes room for n more bytes, doubling the buffer when it grows
+// (append's 1.25x growth for large buffers would copy a long answer about
+// five times over).
+func reserve(sb *strings.Builder, n int) {
+	if sb.Cap()-sb.Len() < n {
+		sb.Grow(max(n, sb.Len()))
+	}
+}
+
 // StartText opens a text block and returns its content index.
 func (b *MessageBuilder) StartText() int {
 	idx := b.add(&TextContent{}, &blockState{open: true, text: &strings.Builder{}})
@@ -109,6 +118,7 @@ func (b *MessageBuilder) AppendText(idx int, delta string) {
 		return
 	}
 	n := st.text.Len()
+	reserve(st.text, len(delta))
 	st.text.WriteString(delta)
 	b.textDelta(blk, st, n, idx)
 }
@@ -121,6 +131,7 @@ func (b *MessageBuilder) AppendTextBytes(idx int, delta []byte) {
 		return
 	}
 	n := st.text.Len()
+	reserve(st.text, len(delta))
 	st.text.Write(delta)
 	b.textDelta(blk, st, n, idx)
 }
@@ -163,6 +174,7 @@ func (b *MessageBuilder) AppendThinking(idx int, delta string) {
 		return
 	}
 	n := st.text.Len()
+	reserve(st.text, len(delta))
 	st.text.WriteString(delta)
 	b.thinkingDelta(blk, st, n, idx)
 }
@@ -174,6 +186,7 @@ func (b *MessageBuilder) AppendThinkingBytes(idx int, delta []byte) {
 		return
 	}
 	n := st.text.Len()
+	reserve(st.text, len(delta))
 	st.text.Write(delta)
 	b.thinkingDelta(blk, st, n, idx)
 }

@@ -55,7 +55,7 @@ func benchStream(b *testing.B, resp *llmtest.Response, check func(*llm.Assistant
 func BenchmarkStreamText2MB(b *testing.B) {
 	text := strings.Repeat("0123456789abcde\n", (2<<20)/16)
 	benchStream(b, &llmtest.Response{Text: text, ChunkSize: 16}, func(m *llm.AssistantMessage) {
-		if m.StopReason != llm.StopStop || len(m.Text()) != len(text) {
+		if m.StopReason != llm.StopStop || len(m.Content[0].(*llm.TextContent).Text) != len(text) {
 			b.Fatalf("bad stream: %s %q", m.StopReason, m.ErrorMessage)
 		}
 	})
@@ -71,4 +71,35 @@ func BenchmarkStreamToolArgs2MB(b *testing.B) {
 			b.Fatalf("bad stream: %s %q", m.StopReason, m.ErrorMessage)
 		}
 	})
+}
+
+// TestMemoryLinearInAnswer streams answers of 256 KiB and 1 MiB in 16-byte
+// deltas and checks that the bytes allocated grow linearly (about 4x), not
+// with the number of deltas times the answer (16x and more).
+func TestMemoryLinearInAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a few MB")
+	}
+	alloc := func(size int) uint64 {
+		text := strings.Repeat("0123456789abcde\n", size/16)
+		stream := renderStream(&llmtest.Response{Text: text, ChunkSize: 16})
+		req := &llm.Request{Model: sonnet("http://fake"), APIKey: "k", Messages: []llm.Message{userText("hi")},
+			HTTPClient: &http.Client{Transport: rendered(stream)}}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		msg := New().Stream(context.Background(), req, func(llm.AssistantEvent) {})
+		runtime.ReadMemStats(&after)
+		if msg.StopReason != llm.StopStop {
+			t.Fatalf("stream failed: %s", msg.ErrorMessage)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(256<<10), alloc(1<<20)
+	if ratio := float64(large) / float64(small); ratio > 6 {
+		t.Fatalf("allocations grew %.1fx for a 4x larger answer (%d -> %d bytes)", ratio, small, large)
+	}
+	if large > 8<<20 {
+		t.Fatalf("a 1 MiB answer allocated %d bytes", large)
+	}
 }
