@@ -314,3 +314,15 @@ func TestModelsJSONPiDocsExamples(t *testing.T) {
 		t.Errorf("vercel key %q", key)
 	}
 }
+
+func TestCustomModelReplacesOverriddenEntry(t *testing.T) {
+	r := setup(t, "", `{"providers":{"groq":{
+		"modelOverrides":{"llama-3.1-8b-instant":{"name":"overridden"},"llama-3.3-70b-versatile":{"maxTokens":1000}},
+		"models":[{"id":"llama-3.1-8b-instant","name":"custom"}]}}}`, nil)
+	if m := r.Find("groq", "llama-3.1-8b-instant"); m.Name != "custom" || m.MaxTokens != 16384 || m.API != llm.APIOpenAICompletions {
+		t.Errorf("custom model = %+v", m)
+	}
+	if m := r.Find("groq", "llama-3.3-70b-versatile"); m.MaxTokens != 1000 || m.Name != "Llama 3.3 70B" {
+		t.Errorf("override = %+v", m)
+	}
+}

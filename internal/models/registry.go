@@ -95,9 +95,9 @@ func (r *Registry) ConfigError() error {
 }
 
 // applyConfig merges a validated models.json into models (§6.4): provider
-// baseUrl/headers/compat apply to the provider's existing models, models[]
-// replace same-id models or are added, modelOverrides merge into existing
-// models (unknown ids are ignored).
+// baseUrl/headers/compat apply to the provider's existing models,
+// modelOverrides merge into them (unknown ids are ignored), then models[]
+// replace same-id models or are added.
 func applyConfig(file string, models []*llm.Model, cfg *modelsConfig) ([]*llm.Model, map[string]*customProvider, *ConfigError) {
 	var problems []Problem
 	custom := map[string]*customProvider{}
@@ -121,6 +121,17 @@ func applyConfig(file string, models []*llm.Model, cfg *modelsConfig) ([]*llm.Mo
 					continue
 				}
 				m.Compat = merged
+			}
+		}
+		// Overrides apply to the built-in models; custom models are merged
+		// after them, so a custom model replaces an overridden entry.
+		for _, ov := range p.overrides {
+			for _, m := range models {
+				if m.Provider == p.id && m.ID == ov.id {
+					if err := applyOverride(m, ov); err != nil {
+						problems = append(problems, Problem{Path: ov.fields.path, Message: err.Error()})
+					}
+				}
 			}
 		}
 		for _, md := range p.models {
@@ -172,15 +183,6 @@ func applyConfig(file string, models []*llm.Model, cfg *modelsConfig) ([]*llm.Mo
 			}
 			if !replaced {
 				models = append(models, nm)
-			}
-		}
-		for _, ov := range p.overrides {
-			for _, m := range models {
-				if m.Provider == p.id && m.ID == ov.id {
-					if err := applyOverride(m, ov); err != nil {
-						problems = append(problems, Problem{Path: ov.fields.path, Message: err.Error()})
-					}
-				}
 			}
 		}
 	}
