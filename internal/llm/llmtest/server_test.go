@@ -1,11 +1,14 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm/sse"
 )
@@ -96,5 +99,75 @@ func TestChunks(t *testing.T) {
 	got := Chunks("héllo", 2)
 	if strings.Join(got, "") != "héllo" || len(got) != 4 {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestServerMatchingAndRepeat(t *testing.T) {
+	s := NewServer(&Script{
+		Rules: []Rule{
+			{When: Match{Contains: "magic word"}, Response: Response{Text: "once"}, Times: 1},
+			{When: Match{Model: "other-model", API: "anthropic-messages"}, Response: Response{Text: "other"}},
+		},
+		Responses:   []Response{{Text: "a"}, {Text: "b"}},
+		Repeat:      true,
+		ZeroLatency: true,
+	})
+	defer s.Close()
+	url := s.URL + "/v1/messages"
+	text := func(body string) string {
+		_, evs, err := post(t, url, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			var d struct {
+				Delta struct{ Text string } `json:"delta"`
+			}
+			if strings.Contains(e.Data, "text_delta") && json.Unmarshal([]byte(e.Data), &d) == nil {
+				return d.Delta.Text
+			}
+		}
+		return ""
+	}
+	got := []string{
+		text(`{"model":"m","x":"magic word"}`),
+		text(`{"model":"m","x":"magic word"}`), // rule used up: in-order queue
+		text(`{"model":"other-model"}`),
+		text(`{"model":"m"}`),
+		text(`{"model":"m"}`), // repeat the last
+	}
+	want := []string{"once", "a", "other", "b", "b"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if s.Remaining() != 0 {
+		t.Fatalf("remaining %d", s.Remaining())
+	}
+	s.Push(Response{Text: "pushed"})
+	if got := text(`{"model":"m"}`); got != "pushed" {
+		t.Fatalf("push: %q", got)
+	}
+}
+
+func TestUnknownPath(t *testing.T) {
+	s := NewServer(&Script{})
+	defer s.Close()
+	resp, _, _ := post(t, s.URL+"/nope", `{}`)
+	if resp.StatusCode != 404 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+func TestLoadScript(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/s.json"
+	os.WriteFile(path, []byte(`{"responses":[{"text":"hi","delay":"5ms","fault":{"stall":"1s","cutAfter":10}}]}`), 0o644)
+	s, err := LoadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Responses[0]
+	if r.Delay != Duration(5*time.Millisecond) || r.Fault.Stall != Duration(time.Second) || r.Fault.CutAfter != 10 {
+		t.Fatalf("%+v %+v", r, r.Fault)
 	}
 }
