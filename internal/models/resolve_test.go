@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -150,6 +152,33 @@ func TestDefaultModel(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("env %v: default = %q, want %q", c.env, got, c.want)
+		}
+	}
+}
+
+// BenchmarkLoadAndResolve is the models part of reaching the first model
+// request: build the registry (catalog + a small models.json), resolve a
+// fuzzy --model pattern and its credentials.
+func BenchmarkLoadAndResolve(b *testing.B) {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "models.json"), []byte(`{"providers":{"ollama":{"baseUrl":"http://localhost:11434/v1","api":"openai-completions","apiKey":"ollama","models":[{"id":"qwen2.5-coder:7b"}]}}}`), 0o600)
+	env := func(k string) string {
+		if k == "ANTHROPIC_API_KEY" {
+			return "sk"
+		}
+		return ""
+	}
+	for b.Loop() {
+		r, err := NewRegistry(Options{ModelsJSON: filepath.Join(dir, "models.json"), AuthJSON: filepath.Join(dir, "auth.json"), Getenv: env})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, _, err := r.Resolve("opus-4-8:high", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := r.ResolveAuth(context.Background(), m, ""); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
