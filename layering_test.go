@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"internal/tui/markdown":            3,
 	"internal/tui/keymap":              2,
 	"internal/tui/theme":               2,
+	"internal/tui/tuitest":             6, // test helper that drives tui (L5)
 	"internal/printmode":               5,
 	"internal/jsonmode":                5,
 	"internal/rpcmode":                 5,

@@ -1,0 +1,340 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/theme"
+)
+
+// command runs a slash command; ok is false for an unknown name, which is
+// then sent as a prompt.
+func (m *Model) command(name, args string) (tea.Cmd, bool) {
+	rt, ctx := m.rt, m.ctx
+	switch name {
+	case "quit", "exit":
+		m.quitting = true
+		return nil, true
+	case "hotkeys":
+		m.tr.AddNotice(strings.TrimRight(m.km.HotkeysText(), "\n"))
+		return nil, true
+	case "model":
+		if args != "" {
+			return m.selectModelByName(args), true
+		}
+		m.openModelSelector()
+		return nil, true
+	case "thinking":
+		if args != "" {
+			lvl, ok := llm.ParseThinkingLevel(args)
+			if !ok {
+				m.tr.AddError("unknown thinking level " + args)
+				return nil, true
+			}
+			return runtimeCall(func() resultMsg {
+				if err := rt.SetThinkingLevel(lvl); err != nil {
+					return resultMsg{err: err}
+				}
+				return resultMsg{notice: "Thinking level: " + string(rt.ThinkingLevel())}
+			}), true
+		}
+		m.openThinkingSelector()
+		return nil, true
+	case "new":
+		if m.busy {
+			m.tr.AddError("wait for the agent to finish or abort it first")
+			return nil, true
+		}
+		return runtimeCall(func() resultMsg {
+			if err := rt.NewSession(); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Started a new session", reload: true}
+		}), true
+	case "name":
+		if args == "" {
+			n := m.info.SessionName
+			if n == "" {
+				n = "(unnamed)"
+			}
+			m.tr.AddNotice("Session name: " + n)
+			return nil, true
+		}
+		return runtimeCall(func() resultMsg {
+			if err := rt.SetSessionName(args); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Session name: " + args}
+		}), true
+	case "session":
+		m.refreshInfo()
+		m.tr.AddNotice(m.sessionText())
+		return nil, true
+	case "copy":
+		text := m.tr.LastAssistantText()
+		if text == "" {
+			m.tr.AddNotice("Nothing to copy")
+			return nil, true
+		}
+		m.tr.AddNotice("Copied the last answer to the clipboard")
+		return tea.SetClipboard(text), true
+	case "compact":
+		if m.busy {
+			m.tr.AddError("wait for the agent to finish or abort it first")
+			return nil, true
+		}
+		m.busy = true
+		return func() tea.Msg {
+			_, err := rt.Compact(ctx, args)
+			return promptDoneMsg{err: err}
+		}, true
+	case "clone":
+		return runtimeCall(func() resultMsg {
+			if err := rt.Clone(); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Cloned the active branch into a new session", reload: true}
+		}), true
+	case "fork":
+		m.openFork()
+		return nil, true
+	case "tree":
+		m.openTree()
+		return nil, true
+	case "resume":
+		return m.openResume(), true
+	case "reload":
+		if m.opts.Reload == nil {
+			break
+		}
+		reload := m.opts.Reload
+		return func() tea.Msg {
+			r, err := reload()
+			return reloadMsg{r, err}
+		}, true
+	}
+	if m.opts.OnCommand != nil && m.knownCommand(name) {
+		run := m.opts.OnCommand
+		return func() tea.Msg {
+			out, err := run(ctx, name, args)
+			return resultMsg{notice: out, err: err, reload: name == "import"}
+		}, true
+	}
+	if m.knownCommand(name) {
+		m.tr.AddError("/" + name + " is not available in this build")
+		return nil, true
+	}
+	return nil, false
+}
+
+type reloadMsg struct {
+	r   ReloadResult
+	err error
+}
+
+func (m *Model) applyReload(msg reloadMsg) {
+	if msg.err != nil {
+		m.tr.AddError("reload: " + msg.err.Error())
+		return
+	}
+	if msg.r.Keymap != nil {
+		m.km = msg.r.Keymap
+		m.ed.SetKeymap(m.km)
+	}
+	if msg.r.CustomThemes != nil {
+		m.opts.CustomThemes = msg.r.CustomThemes
+	}
+	if msg.r.ThemeSetting != "" {
+		m.opts.ThemeSetting = msg.r.ThemeSetting
+	}
+	m.setTheme(theme.Select(m.opts.ThemeSetting, m.opts.Terminal, m.opts.CustomThemes))
+	for _, w := range msg.r.Warnings {
+		m.tr.AddError(w)
+	}
+	m.tr.AddNotice("Reloaded keybindings, themes and resources")
+}
+
+func (m *Model) knownCommand(name string) bool {
+	for _, c := range builtinCommands {
+		if c.Name == name {
+			return true
+		}
+	}
+	for _, c := range m.opts.Commands {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) sessionText() string {
+	in := m.info
+	file := in.SessionFile
+	if file == "" {
+		file = "(not saved)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session %s\nFile: %s\n", in.SessionID, file)
+	if in.SessionName != "" {
+		fmt.Fprintf(&b, "Name: %s\n", in.SessionName)
+	}
+	fmt.Fprintf(&b, "Messages: %d\nTokens: %d in, %d out, %d cache read, %d cache write\nCost: $%.4f",
+		in.Messages, in.InputTokens, in.OutputTokens, in.CacheRead, in.CacheWrite, in.Cost)
+	if in.ContextWindow > 0 {
+		fmt.Fprintf(&b, "\nContext: %d of %d tokens (%.1f%%)", in.ContextTokens, in.ContextWindow,
+			float64(in.ContextTokens)*100/float64(in.ContextWindow))
+	}
+	return b.String()
+}
+
+func modelKey(md *llm.Model) string { return md.Provider + "/" + md.ID }
+
+func (m *Model) openModelSelector() {
+	models := m.rt.AvailableModels()
+	cur := m.rt.Model()
+	var items []selectItem
+	sel := 0
+	for i, md := range models {
+		detail := md.Name
+		if md.ContextWindow > 0 {
+			detail += fmt.Sprintf(" · %s ctx", compact(md.ContextWindow))
+		}
+		if cur != nil && modelKey(md) == modelKey(cur) {
+			detail += " · current"
+			sel = i
+		}
+		items = append(items, selectItem{label: modelKey(md), detail: detail, value: md})
+	}
+	rt := m.rt
+	s := newSelect("Select model", items, func(m *Model, it selectItem) tea.Cmd {
+		md := it.value.(*llm.Model)
+		return runtimeCall(func() resultMsg {
+			if err := rt.SetModel(md); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Model: " + modelKey(md)}
+		})
+	})
+	s.selected = sel
+	m.overlay = s
+}
+
+func (m *Model) selectModelByName(name string) tea.Cmd {
+	var match *llm.Model
+	for _, md := range m.rt.AvailableModels() {
+		if modelKey(md) == name || md.ID == name {
+			match = md
+			break
+		}
+	}
+	if match == nil {
+		m.openModelSelector()
+		if s, ok := m.overlay.(*selectList); ok {
+			s.filter = name
+			s.refilter()
+		}
+		return nil
+	}
+	rt := m.rt
+	return runtimeCall(func() resultMsg {
+		if err := rt.SetModel(match); err != nil {
+			return resultMsg{err: err}
+		}
+		return resultMsg{notice: "Model: " + modelKey(match)}
+	})
+}
+
+func (m *Model) openThinkingSelector() {
+	var items []selectItem
+	cur := m.rt.ThinkingLevel()
+	sel := 0
+	for i, l := range m.rt.AvailableThinkingLevels() {
+		d := ""
+		if l == cur {
+			d, sel = "current", i
+		}
+		items = append(items, selectItem{label: string(l), detail: d, value: l})
+	}
+	rt := m.rt
+	s := newSelect("Thinking level", items, func(m *Model, it selectItem) tea.Cmd {
+		l := it.value.(llm.ThinkingLevel)
+		return runtimeCall(func() resultMsg {
+			if err := rt.SetThinkingLevel(l); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Thinking level: " + string(l)}
+		})
+	})
+	s.selected, s.noFilter = sel, true
+	m.overlay = s
+}
+
+func (m *Model) openFork() {
+	if m.busy {
+		m.tr.AddError("wait for the agent to finish or abort it first")
+		return
+	}
+	points := m.rt.ForkPoints()
+	if len(points) == 0 {
+		m.tr.AddNotice("No user messages to fork from")
+		return
+	}
+	var items []selectItem
+	for _, p := range points {
+		items = append(items, selectItem{label: oneLine(p.Text), value: p.EntryID})
+	}
+	rt := m.rt
+	s := newSelect("Fork from message", items, func(m *Model, it selectItem) tea.Cmd {
+		id := it.value.(string)
+		return runtimeCall(func() resultMsg {
+			text, err := rt.Fork(id)
+			if err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Forked into a new session", reload: true, editor: text, hasText: true}
+		})
+	})
+	s.selected = len(items) - 1
+	m.overlay = s
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return s
+}
+
+// completer answers /command completion itself and forwards @file (and
+// everything else) to the configured completer.
+func (m *Model) completer() editor.Completer {
+	return commandCompleter{m: m, next: m.opts.Completer}
+}
+
+type commandCompleter struct {
+	m    *Model
+	next editor.Completer
+}
+
+func (c commandCompleter) Complete(req editor.CompletionRequest) []editor.Completion {
+	if req.Kind != editor.CompleteCommand {
+		if c.next != nil {
+			return c.next.Complete(req)
+		}
+		return nil
+	}
+	all := append(append([]Command{}, builtinCommands...), c.m.opts.Commands...)
+	var out []editor.Completion
+	p := strings.ToLower(req.Prefix)
+	for _, cmd := range all {
+		if strings.HasPrefix(strings.ToLower(cmd.Name), p) {
+			out = append(out, editor.Completion{Value: cmd.Name, Description: cmd.Description})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Value) < len(out[j].Value) && out[i].Value == req.Prefix })
+	return out
+}

@@ -1,0 +1,299 @@
+package tui
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/relay-agent/relay/internal/tui/editor"
+)
+
+const (
+	doubleEscapeWindow = 500 * time.Millisecond
+	doubleClearWindow  = time.Second
+)
+
+func (m *Model) is(action string, k tea.KeyPressMsg) bool { return m.km.Matches(action, k) }
+
+// handleKey routes a key by the documented precedence: an open overlay;
+// transcript search; the editor's dedicated history actions; fullscreen
+// transcript actions; an open completion list; application actions; and
+// finally the editor.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if m.overlay != nil {
+		return m.overlay.key(m, k)
+	}
+	if m.searching {
+		return m.searchKey(k)
+	}
+	if m.is("tui.editor.historyPrevious", k) || m.is("tui.editor.historyNext", k) {
+		_, cmd := m.ed.HandleKey(k)
+		return cmd
+	}
+	if m.fullscreen {
+		if handled := m.altScreenKey(k); handled {
+			return nil
+		}
+	}
+	if m.ed.CompletionView(10) != "" {
+		if out, cmd := m.ed.HandleKey(k); out != editor.Ignored {
+			return m.afterEditor(out, cmd)
+		}
+	}
+	if cmd, handled := m.appKey(k); handled {
+		return cmd
+	}
+	out, cmd := m.ed.HandleKey(k)
+	return m.afterEditor(out, cmd)
+}
+
+func (m *Model) afterEditor(out editor.Outcome, cmd tea.Cmd) tea.Cmd {
+	if out == editor.Submitted {
+		return tea.Batch(cmd, m.submit(m.ed.TakeSubmission()))
+	}
+	return cmd
+}
+
+func (m *Model) altScreenKey(k tea.KeyPressMsg) bool {
+	tr := m.tr
+	switch {
+	case m.is("tui.altScreen.pageUp", k):
+		tr.PageUp()
+	case m.is("tui.altScreen.pageDown", k):
+		tr.PageDown()
+	case m.is("tui.altScreen.halfPageUp", k):
+		tr.HalfPageUp()
+	case m.is("tui.altScreen.halfPageDown", k):
+		tr.HalfPageDown()
+	case m.is("tui.altScreen.lineUp", k):
+		tr.ScrollBy(-1)
+	case m.is("tui.altScreen.lineDown", k):
+		tr.ScrollBy(1)
+	case m.is("tui.altScreen.previousPrompt", k):
+		tr.PrevPrompt()
+	case m.is("tui.altScreen.nextPrompt", k):
+		tr.NextPrompt()
+	case m.is("tui.altScreen.search", k):
+		m.searching, m.search = true, ""
+	case m.is("tui.altScreen.top", k):
+		tr.Top()
+	case m.is("tui.altScreen.bottom", k):
+		tr.Bottom()
+	default:
+		return false
+	}
+	return true
+}
+
+func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case m.is("tui.altScreen.searchClose", k):
+		m.searching = false
+		m.tr.CloseSearch()
+	case m.is("tui.altScreen.searchPrevious", k):
+		m.tr.PrevMatch()
+	case m.is("tui.altScreen.searchNext", k):
+		m.tr.NextMatch()
+	case m.is("tui.editor.deleteCharBackward", k):
+		if r := []rune(m.search); len(r) > 0 {
+			m.search = string(r[:len(r)-1])
+			m.tr.Search(m.search)
+		}
+	default:
+		if k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt) == 0 {
+			m.search += k.Text
+			m.tr.Search(m.search)
+		}
+	}
+	return nil
+}
+
+// appKey runs application actions; handled is false to let the editor
+// have the key (ctrl+d with text, escape with nothing to abort, ...).
+func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	rt := m.rt
+	switch {
+	case m.is("app.interrupt", k):
+		return m.interrupt(), true
+	case m.is("app.clear", k):
+		if !m.ed.Empty() {
+			m.ed.Reset()
+			m.lastClear = time.Time{}
+			return nil, true
+		}
+		if time.Since(m.lastClear) < doubleClearWindow {
+			m.quitting = true
+			return nil, true
+		}
+		m.lastClear = time.Now()
+		m.setStatus("Press "+m.km.Label("app.clear")+" again to exit", false)
+		return nil, true
+	case m.is("app.exit", k):
+		if !m.ed.Empty() {
+			return nil, false
+		}
+		m.quitting = true
+		return nil, true
+	case m.is("app.suspend", k):
+		return tea.Suspend, true
+	case m.is("app.editor.external", k):
+		return m.externalEditor(), true
+	case m.is("app.clipboard.pasteImage", k):
+		return tea.ReadClipboard, true
+	case m.is("app.model.select", k):
+		m.openModelSelector()
+		return nil, true
+	case m.is("app.model.cycleForward", k), m.is("app.model.cycleBackward", k):
+		fwd := m.is("app.model.cycleForward", k)
+		return runtimeCall(func() resultMsg {
+			md, lvl, _, ok := rt.CycleModel(fwd)
+			if !ok || md == nil {
+				return resultMsg{notice: "No other model to cycle to"}
+			}
+			return resultMsg{notice: "Model: " + md.Provider + "/" + md.ID + thinkingSuffix(md.Reasoning, string(lvl))}
+		}), true
+	case m.is("app.thinking.cycle", k):
+		return runtimeCall(func() resultMsg {
+			lvl, ok := rt.CycleThinkingLevel()
+			if !ok {
+				return resultMsg{notice: "The current model does not support thinking"}
+			}
+			return resultMsg{notice: "Thinking level: " + string(lvl)}
+		}), true
+	case m.is("app.thinking.toggle", k):
+		m.tr.SetThinkingHidden(!m.tr.ThinkingHidden())
+		return nil, true
+	case m.is("app.tools.expand", k):
+		m.tr.SetToolsExpanded(!m.tr.ToolsExpanded())
+		return nil, true
+	case m.is("app.message.copy", k):
+		text := m.tr.LastAssistantText()
+		if text == "" {
+			m.setStatus("Nothing to copy", false)
+			return nil, true
+		}
+		m.setStatus("Copied the last answer", false)
+		return tea.SetClipboard(text), true
+	case m.is("app.message.followUp", k):
+		text := strings.TrimSpace(m.ed.Value())
+		if text == "" {
+			return nil, true
+		}
+		full := m.ed.Expand(m.ed.Value())
+		m.ed.AddHistory(m.ed.Value())
+		m.ed.Reset()
+		if !m.busy {
+			return m.submit(full), true
+		}
+		return func() tea.Msg { rt.FollowUp(full, nil); return nil }, true
+	case m.is("app.message.dequeue", k):
+		return runtimeCall(func() resultMsg {
+			q := rt.Dequeue()
+			if len(q) == 0 {
+				return resultMsg{}
+			}
+			return resultMsg{editor: strings.Join(q, "\n\n"), hasText: true}
+		}), true
+	case m.is("app.session.new", k):
+		c, _ := m.command("new", "")
+		return c, true
+	case m.is("app.session.tree", k):
+		m.openTree()
+		return nil, true
+	case m.is("app.session.fork", k):
+		m.openFork()
+		return nil, true
+	case m.is("app.session.resume", k):
+		return m.openResume(), true
+	}
+	return nil, false
+}
+
+func thinkingSuffix(reasoning bool, lvl string) string {
+	if !reasoning || lvl == "" {
+		return ""
+	}
+	return " · " + lvl
+}
+
+// interrupt aborts work; with nothing running, a double escape on an
+// empty editor runs doubleEscapeAction.
+func (m *Model) interrupt() tea.Cmd {
+	if m.busy || m.bashRunning {
+		rt := m.rt
+		bash := m.bashRunning
+		m.setStatus("Aborting…", false)
+		return func() tea.Msg {
+			if bash {
+				rt.AbortBash()
+			} else {
+				rt.Abort()
+			}
+			return nil
+		}
+	}
+	if !m.ed.Empty() {
+		return nil
+	}
+	if time.Since(m.lastEsc) < doubleEscapeWindow {
+		m.lastEsc = time.Time{}
+		switch m.opts.DoubleEscapeAction {
+		case "fork":
+			m.openFork()
+		case "none":
+		default:
+			m.openTree()
+		}
+		return nil
+	}
+	m.lastEsc = time.Now()
+	return nil
+}
+
+// externalEditor opens the prompt in $VISUAL/$EDITOR (externalEditor
+// setting first) and reads it back when the editor exits.
+func (m *Model) externalEditor() tea.Cmd {
+	ed := m.opts.ExternalEditor
+	if ed == "" {
+		ed = os.Getenv("VISUAL")
+	}
+	if ed == "" {
+		ed = os.Getenv("EDITOR")
+	}
+	if ed == "" {
+		ed = "nano"
+	}
+	text := m.ed.Value()
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "relay-prompt-*.md")
+		if err != nil {
+			return resultMsg{err: err}
+		}
+		_, _ = f.WriteString(text)
+		f.Close()
+		return startEditorMsg{path: f.Name(), argv: strings.Fields(ed)}
+	}
+}
+
+type startEditorMsg struct {
+	path string
+	argv []string
+}
+
+func execEditor(msg startEditorMsg) tea.Cmd {
+	c := exec.Command(msg.argv[0], append(msg.argv[1:], msg.path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		defer os.Remove(msg.path)
+		if err != nil {
+			return resultMsg{err: err}
+		}
+		b, rerr := os.ReadFile(msg.path)
+		if rerr != nil {
+			return resultMsg{err: rerr}
+		}
+		return resultMsg{editor: strings.TrimRight(string(b), "\n"), hasText: true}
+	})
+}

@@ -1,0 +1,403 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/keymap"
+	"github.com/relay-agent/relay/internal/tui/markdown"
+	"github.com/relay-agent/relay/internal/tui/theme"
+	"github.com/relay-agent/relay/internal/tui/transcript"
+)
+
+// Messages the model sends itself.
+type (
+	eventsMsg     struct{ evs []agent.Event }
+	promptDoneMsg struct{ err error }
+	bashChunkMsg  struct{}
+	bashDoneMsg   struct {
+		res BashResult
+		err error
+	}
+	// resultMsg reports the outcome of a runtime call made in a Cmd.
+	resultMsg struct {
+		notice  string
+		err     error
+		reload  bool   // redraw the transcript from ContextMessages
+		editor  string // text to put in the editor
+		hasText bool
+	}
+	tickMsg   struct{}
+	statusMsg string
+)
+
+// eventQueue buffers agent events between the agent goroutine and the UI:
+// the subscriber never blocks on the UI, and Update drains a whole batch
+// per wake-up, so a fast token stream costs one redraw per frame.
+type eventQueue struct {
+	mu     sync.Mutex
+	evs    []agent.Event
+	notify chan struct{}
+}
+
+func newEventQueue() *eventQueue { return &eventQueue{notify: make(chan struct{}, 1)} }
+
+func (q *eventQueue) push(ev agent.Event) {
+	q.mu.Lock()
+	q.evs = append(q.evs, ev)
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) wait() tea.Msg {
+	<-q.notify
+	q.mu.Lock()
+	evs := q.evs
+	q.evs = nil
+	q.mu.Unlock()
+	return eventsMsg{evs}
+}
+
+// Model is the bubbletea model of the interactive UI.
+type Model struct {
+	rt   Runtime
+	opts Options
+	ctx  context.Context
+	km   *keymap.Keymap
+	th   *theme.Theme
+	md   *markdown.Renderer
+	tr   *transcript.Transcript
+	ed   *editor.Editor
+	q    *eventQueue
+
+	width, height int
+	fullscreen    bool
+
+	busy        bool // a prompt is running
+	bashRunning bool
+	bashOut     *strings.Builder
+	bashMu      *sync.Mutex
+	bashCmd     string
+	queued      []string
+	status      string
+	statusErr   bool
+	spin        int
+
+	info        Info
+	modelName   string
+	thinking    llm.ThinkingLevel
+	hasThinking bool
+
+	lastEsc   time.Time
+	lastClear time.Time
+
+	overlay overlay
+
+	searching bool
+	search    string
+
+	pendingPrint []string // regular mode: lines to print above the view
+	quitting     bool
+}
+
+// New builds the model; Run is the usual entry point.
+func New(ctx context.Context, rt Runtime, o Options) *Model {
+	km := o.Keymap
+	if km == nil {
+		km = keymap.New(keymap.DetectPlatform())
+	}
+	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, q: newEventQueue(), fullscreen: o.Fullscreen,
+		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{}}
+	m.setTheme(theme.Select(o.ThemeSetting, o.Terminal, o.CustomThemes))
+	m.ed = editor.New(km)
+	m.ed.SetMaxVisible(o.AutocompleteMaxVisible)
+	m.ed.SetCompleter(m.completer())
+	for _, h := range o.History {
+		m.ed.AddHistory(h)
+	}
+	m.ed.Placeholder = ""
+	m.refreshInfo()
+	m.tr.AddMessages(rt.ContextMessages())
+	if !o.QuietStartup {
+		m.tr.AddNotice(m.header())
+	}
+	for _, w := range append(append([]string{}, o.KeymapWarnings...), o.ThemeErrors...) {
+		m.tr.AddError(w)
+	}
+	return m
+}
+
+func (m *Model) setTheme(th *theme.Theme) {
+	m.th = th
+	m.md = markdown.NewRenderer(markdown.Options{Theme: th, CodeBlockIndent: m.codeIndent(), Hyperlinks: m.opts.Hyperlinks})
+	if m.tr == nil {
+		m.tr = transcript.New(m.md, transcript.Options{HideThinking: m.opts.HideThinkingBlock, OutputPad: m.opts.OutputPad})
+	} else {
+		m.tr.SetRenderer(m.md)
+	}
+	if m.ed != nil {
+		m.ed.Styles = m.editorStyles()
+	}
+}
+
+func (m *Model) codeIndent() string {
+	if m.opts.CodeBlockIndent == "" {
+		return "  "
+	}
+	return m.opts.CodeBlockIndent
+}
+
+func (m *Model) header() string {
+	v := m.opts.Version
+	if v == "" {
+		v = "dev"
+	}
+	return fmt.Sprintf("relay %s · %s to interrupt · %s to clear · %s twice to exit · /hotkeys for keys",
+		v, m.km.Label("app.interrupt"), m.km.Label("app.clear"), m.km.Label("app.clear"))
+}
+
+func (m *Model) refreshInfo() {
+	m.info = m.rt.Info()
+	if md := m.rt.Model(); md != nil {
+		m.modelName = md.ID
+		m.hasThinking = md.Reasoning
+	} else {
+		m.modelName = "no model"
+		m.hasThinking = false
+	}
+	m.thinking = m.rt.ThinkingLevel()
+}
+
+// Deliver hands an agent event to the UI; safe from any goroutine and
+// never blocks. Run subscribes it to the runtime.
+func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
+
+// Init subscribes to events and starts the frame tick.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.q.wait, tea.RequestBackgroundColor}
+	if !m.opts.DisableTick {
+		cmds = append(cmds, tick())
+	}
+	if p := strings.TrimSpace(m.opts.InitialPrompt); p != "" {
+		cmds = append(cmds, func() tea.Msg { return submitMsg{p} })
+	}
+	return tea.Batch(cmds...)
+}
+
+type submitMsg struct{ text string }
+
+func tick() tea.Cmd {
+	return tea.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// Update handles one message. It never blocks: runtime calls that may
+// wait run in Cmds and report back with messages.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.BackgroundColorMsg:
+		if m.opts.ThemeSetting == "" || m.opts.ThemeSetting == "system" || strings.Contains(m.opts.ThemeSetting, "/") {
+			term := m.opts.Terminal
+			term.Background = msg.Color
+			m.opts.Terminal = term
+			m.setTheme(theme.Select(m.opts.ThemeSetting, term, m.opts.CustomThemes))
+		}
+	case eventsMsg:
+		for _, ev := range msg.evs {
+			m.applyEvent(ev)
+		}
+		cmds = append(cmds, m.q.wait)
+	case tickMsg:
+		m.spin++
+		cmds = append(cmds, tick())
+	case promptDoneMsg:
+		m.busy = false
+		if msg.err != nil && m.ctx.Err() == nil {
+			m.tr.AddError(msg.err.Error())
+		}
+		m.refreshInfo()
+	case bashChunkMsg:
+	case bashDoneMsg:
+		m.finishBash(msg)
+	case resultMsg:
+		m.applyResult(msg)
+	case statusMsg:
+		m.setStatus(string(msg), false)
+	case submitMsg:
+		cmds = append(cmds, m.submit(msg.text))
+	case sessionsMsg:
+		if p, ok := m.overlay.(*resumePicker); ok {
+			p.setItems(msg.items, msg.err)
+		} else if msg.err != nil {
+			m.tr.AddError(msg.err.Error())
+		}
+	case treeDoneMsg:
+		m.busy = false
+		m.setStatus("", false)
+		if msg.err != nil {
+			m.tr.AddError(msg.err.Error())
+		} else {
+			m.applyResult(resultMsg{reload: true, editor: msg.text, hasText: msg.text != ""})
+		}
+	case reloadMsg:
+		m.applyReload(msg)
+	case startEditorMsg:
+		cmds = append(cmds, execEditor(msg))
+	case tea.ClipboardMsg:
+		if msg.Content != "" {
+			m.ed.Paste(msg.Content)
+		}
+	case editor.CompletionsMsg:
+		m.ed.HandleCompletions(msg)
+	case tea.PasteMsg:
+		if m.overlay != nil {
+			cmds = append(cmds, m.overlay.paste(m, msg.Content))
+		} else {
+			m.ed.Paste(msg.Content)
+		}
+	case tea.MouseWheelMsg:
+		if m.fullscreen {
+			n := m.wheelLines()
+			if msg.Mod&tea.ModAlt != 0 {
+				n *= 5
+			}
+			if msg.Button == tea.MouseWheelUp {
+				m.tr.ScrollBy(-n)
+			} else if msg.Button == tea.MouseWheelDown {
+				m.tr.ScrollBy(n)
+			}
+		}
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.handleKey(msg))
+	}
+	if !m.fullscreen {
+		if lines := m.tr.TakeCommitted(m.contentWidth()); len(lines) > 0 && m.width > 0 {
+			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
+		}
+	}
+	if m.quitting {
+		cmds = append(cmds, tea.Quit)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) wheelLines() int {
+	if m.opts.FullscreenWheelLines > 0 {
+		return min(100, m.opts.FullscreenWheelLines)
+	}
+	return 3
+}
+
+func (m *Model) contentWidth() int { return max(20, m.width) }
+
+func (m *Model) setStatus(s string, isErr bool) { m.status, m.statusErr = s, isErr }
+
+func (m *Model) applyEvent(ev agent.Event) {
+	m.tr.Apply(ev)
+	switch ev.Type {
+	case agent.AgentStart:
+		m.busy = true
+	case agent.AgentSettled:
+		m.busy = false
+		m.refreshInfo()
+	case agent.QueueUpdate:
+		m.queued = append(append([]string{}, ev.Steering...), ev.FollowUp...)
+	case agent.MessageEnd, agent.SessionInfoChanged, agent.ThinkingLevelChanged, agent.CompactionEnd:
+		m.refreshInfo()
+	}
+}
+
+func (m *Model) applyResult(r resultMsg) {
+	if r.reload && r.err == nil {
+		m.tr.Clear()
+		m.tr.AddMessages(m.rt.ContextMessages())
+	}
+	if r.err != nil {
+		m.tr.AddError(r.err.Error())
+	} else if r.notice != "" {
+		m.tr.AddNotice(r.notice)
+	}
+	if r.hasText {
+		m.ed.SetValue(r.editor)
+	}
+	m.refreshInfo()
+}
+
+// submit handles an entered prompt: a slash command, a shell escape, a
+// steering message while the agent works, or a new prompt.
+func (m *Model) submit(text string) tea.Cmd {
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return nil
+	}
+	if strings.HasPrefix(trimmed, "/") {
+		name, args, _ := strings.Cut(trimmed[1:], " ")
+		if cmd, ok := m.command(name, strings.TrimSpace(args)); ok {
+			return cmd
+		}
+	}
+	if cmd, exclude, ok := editor.Bang(trimmed); ok {
+		return m.runBash(cmd, exclude)
+	}
+	if m.busy {
+		rt := m.rt
+		return func() tea.Msg { rt.Steer(text, nil); return nil }
+	}
+	return m.prompt(text)
+}
+
+func (m *Model) prompt(text string) tea.Cmd {
+	m.busy = true
+	m.tr.Bottom()
+	rt, ctx := m.rt, m.ctx
+	return func() tea.Msg { return promptDoneMsg{rt.Prompt(ctx, text, nil)} }
+}
+
+func (m *Model) runBash(command string, exclude bool) tea.Cmd {
+	if m.bashRunning {
+		m.setStatus("a shell command is already running", true)
+		return nil
+	}
+	m.bashRunning, m.bashCmd = true, command
+	m.bashMu.Lock()
+	m.bashOut.Reset()
+	m.bashMu.Unlock()
+	rt, ctx, mu, out := m.rt, m.ctx, m.bashMu, m.bashOut
+	return func() tea.Msg {
+		res, err := rt.Bash(ctx, command, exclude, func(s string) {
+			mu.Lock()
+			out.WriteString(s)
+			mu.Unlock()
+		})
+		return bashDoneMsg{res, err}
+	}
+}
+
+func (m *Model) finishBash(msg bashDoneMsg) {
+	m.bashRunning = false
+	if msg.err != nil {
+		m.tr.AddError("!" + m.bashCmd + ": " + msg.err.Error())
+		return
+	}
+	m.tr.AddMessage(&llm.BashExecutionMessage{Command: m.bashCmd, Output: msg.res.Output, ExitCode: msg.res.ExitCode,
+		Cancelled: msg.res.Cancelled, Truncated: msg.res.Truncated})
+	m.refreshInfo()
+}
+
+// runtimeCall runs f in a Cmd and reports its outcome.
+func runtimeCall(f func() resultMsg) tea.Cmd {
+	return func() tea.Msg { return f() }
+}

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"context"
+	"io"
+
+	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/keymap"
+	"github.com/relay-agent/relay/internal/tui/theme"
+)
+
+// Options configure the UI; the CLI fills them from settings and flags.
+type Options struct {
+	Version string
+
+	Keymap         *keymap.Keymap // nil: platform defaults
+	KeymapWarnings []string       // shown at start-up
+	// ThemeSetting is the `theme` setting ("", "dark", "light/dark", a
+	// custom name); CustomThemes are the loaded theme files.
+	ThemeSetting string
+	CustomThemes map[string]*theme.Theme
+	ThemeErrors  []string
+	// Terminal is what is known about the terminal's colours up front
+	// (COLORFGBG); the reported background arrives as a message.
+	Terminal theme.Terminal
+
+	Fullscreen             bool   // tuiMode == "fullscreen"
+	FullscreenScrollbar    string // "auto" | "always" | "hidden"
+	FullscreenWheelLines   int    // 0 = auto
+	QuietStartup           bool
+	OutputPad              int
+	EditorPaddingX         int
+	AutocompleteMaxVisible int
+	ShowHardwareCursor     bool
+	HideThinkingBlock      bool
+	DoubleEscapeAction     string // "tree" | "fork" | "none"
+	TreeFilterMode         string
+	BranchSummarySkip      bool // branchSummary.skipPrompt
+	CodeBlockIndent        string
+	Hyperlinks             bool
+	ExternalEditor         string // externalEditor setting
+
+	// Completer supplies @file and /command completion; nil uses the
+	// built-in command list only.
+	Completer editor.Completer
+	// Commands are extra slash commands (templates, skills, extensions)
+	// offered by completion and passed to OnCommand.
+	Commands []Command
+	// OnCommand runs a slash command the UI does not implement itself
+	// (/export, /share, /bug, /login, /settings ...). It runs in a
+	// goroutine; its text is shown in the transcript.
+	OnCommand func(ctx context.Context, name, args string) (string, error)
+	// Reload re-reads keybindings, themes and resources (/reload).
+	Reload func() (ReloadResult, error)
+	// SaveSetting persists a setting (thinking level, model) when the
+	// user asks to save; may be nil.
+	SaveSetting func(key string, value any) error
+
+	History       []string // prompt history, oldest first
+	InitialPrompt string   // submitted on start
+
+	// Test hooks.
+	Input       io.Reader
+	Output      io.Writer
+	WindowSize  [2]int
+	NoSignals   bool
+	DisableTick bool
+}
+
+// ReloadResult is what /reload produced.
+type ReloadResult struct {
+	Keymap       *keymap.Keymap
+	CustomThemes map[string]*theme.Theme
+	ThemeSetting string
+	Warnings     []string
+}
+
+// Command is a slash command for completion and dispatch.
+type Command struct {
+	Name        string
+	Description string
+}
+
+// builtinCommands are the commands the UI knows.
+var builtinCommands = []Command{
+	{"settings", "View and change settings"},
+	{"model", "Select the model"},
+	{"scoped-models", "Choose the models ctrl+p cycles through"},
+	{"thinking", "Set the thinking level"},
+	{"login", "Add an API key or sign in"},
+	{"logout", "Remove stored credentials"},
+	{"new", "Start a new session"},
+	{"resume", "Resume another session"},
+	{"name", "Set or show the session name"},
+	{"session", "Show session file, id, messages, tokens and cost"},
+	{"tree", "Navigate the session tree"},
+	{"fork", "New session from an earlier user message"},
+	{"clone", "Copy the active branch into a new session"},
+	{"compact", "Compact the context [instructions]"},
+	{"import", "Import and resume a session JSONL file"},
+	{"copy", "Copy the last answer"},
+	{"export", "Export the session to HTML or JSONL [path]"},
+	{"share", "Share the session as a secret gist"},
+	{"bug", "Write a bug report zip [description]"},
+	{"reload", "Reload keybindings, themes and resources"},
+	{"hotkeys", "Show keyboard shortcuts"},
+	{"quit", "Exit relay"},
+}

@@ -1,0 +1,39 @@
+package tui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Run starts the interactive UI and returns when the user quits.
+func Run(ctx context.Context, rt Runtime, o Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := New(ctx, rt, o)
+	unsub := rt.Subscribe(m.Deliver)
+	defer unsub()
+	p := tea.NewProgram(m, programOptions(ctx, o)...)
+	_, err := p.Run()
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func programOptions(ctx context.Context, o Options) []tea.ProgramOption {
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if o.Input != nil {
+		opts = append(opts, tea.WithInput(o.Input))
+	}
+	if o.Output != nil {
+		opts = append(opts, tea.WithOutput(o.Output))
+	}
+	if o.WindowSize[0] > 0 {
+		opts = append(opts, tea.WithWindowSize(o.WindowSize[0], o.WindowSize[1]))
+	}
+	if o.NoSignals {
+		opts = append(opts, tea.WithoutSignalHandler())
+	}
+	return opts
+}

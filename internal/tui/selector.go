@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// overlay is a modal component drawn above the editor: selectors, the
+// /resume picker, the /tree navigator.
+type overlay interface {
+	key(m *Model, k tea.KeyPressMsg) tea.Cmd
+	view(m *Model, w, h int) string
+	paste(m *Model, s string) tea.Cmd
+}
+
+type selectItem struct {
+	label  string
+	detail string
+	value  any
+}
+
+// selectList is a filterable list: typing narrows it, tui.select.* keys
+// move and confirm.
+type selectList struct {
+	title    string
+	hint     string
+	items    []selectItem
+	filter   string
+	shown    []int
+	selected int
+	onSelect func(m *Model, it selectItem) tea.Cmd
+	noFilter bool
+}
+
+func newSelect(title string, items []selectItem, onSelect func(*Model, selectItem) tea.Cmd) *selectList {
+	s := &selectList{title: title, items: items, onSelect: onSelect}
+	s.refilter()
+	return s
+}
+
+func (s *selectList) refilter() {
+	s.shown = s.shown[:0]
+	q := strings.ToLower(s.filter)
+	for i, it := range s.items {
+		if q == "" || matchWords(strings.ToLower(it.label+" "+it.detail), q) {
+			s.shown = append(s.shown, i)
+		}
+	}
+	s.selected = max(0, min(s.selected, len(s.shown)-1))
+}
+
+// matchWords reports whether every space-separated word of q occurs in s.
+func matchWords(s, q string) bool {
+	for _, w := range strings.Fields(q) {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *selectList) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case m.is("tui.select.cancel", k):
+		m.overlay = nil
+	case m.is("tui.select.up", k):
+		if len(s.shown) > 0 {
+			s.selected = (s.selected - 1 + len(s.shown)) % len(s.shown)
+		}
+	case m.is("tui.select.down", k):
+		if len(s.shown) > 0 {
+			s.selected = (s.selected + 1) % len(s.shown)
+		}
+	case m.is("tui.select.pageUp", k):
+		s.selected = max(0, s.selected-10)
+	case m.is("tui.select.pageDown", k):
+		s.selected = max(0, min(len(s.shown)-1, s.selected+10))
+	case m.is("tui.select.confirm", k):
+		if len(s.shown) == 0 {
+			return nil
+		}
+		it := s.items[s.shown[s.selected]]
+		m.overlay = nil
+		return s.onSelect(m, it)
+	case m.is("tui.editor.deleteCharBackward", k):
+		if r := []rune(s.filter); len(r) > 0 && !s.noFilter {
+			s.filter = string(r[:len(r)-1])
+			s.refilter()
+		}
+	default:
+		if k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt) == 0 && !s.noFilter {
+			s.filter += k.Text
+			s.refilter()
+		}
+	}
+	return nil
+}
+
+func (s *selectList) paste(m *Model, text string) tea.Cmd {
+	if !s.noFilter {
+		s.filter += strings.ReplaceAll(text, "\n", " ")
+		s.refilter()
+	}
+	return nil
+}
+
+func (s *selectList) view(m *Model, w, h int) string {
+	th := m.th
+	lines := []string{th.Fg("accent", s.title)}
+	if !s.noFilter {
+		lines = append(lines, th.Fg("muted", "Filter: ")+s.filter)
+	}
+	rows := max(1, h-len(lines)-2)
+	lines = append(lines, listRows(m, w, rows, len(s.shown), s.selected, func(i int) (string, string) {
+		it := s.items[s.shown[i]]
+		return it.label, it.detail
+	})...)
+	hint := s.hint
+	if hint == "" {
+		hint = fmt.Sprintf("%s select · %s cancel", m.km.Label("tui.select.confirm"), m.km.Label("tui.select.cancel"))
+	}
+	lines = append(lines, th.Fg("dim", ansi.Truncate(hint, w, "…")))
+	return strings.Join(lines, "\n")
+}
+
+// listRows draws a window of n rows around the selection.
+func listRows(m *Model, w, rows, n, selected int, row func(i int) (string, string)) []string {
+	th := m.th
+	if n == 0 {
+		return []string{th.Fg("muted", "  (no matches)")}
+	}
+	first := max(0, min(selected-rows/2, n-rows))
+	var out []string
+	for i := first; i < min(n, first+rows); i++ {
+		label, detail := row(i)
+		line := "  " + label
+		if detail != "" {
+			line += "  " + th.Fg("muted", detail)
+		}
+		line = ansi.Truncate(line, w, "…")
+		if i == selected {
+			line = th.Fg("accent", "› ") + th.Fg("accent", ansi.Truncate(label, w-2, "…"))
+			if detail != "" && ansi.StringWidth(label)+4 < w {
+				line += "  " + th.Fg("muted", ansi.Truncate(detail, w-ansi.StringWidth(label)-4, "…"))
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}

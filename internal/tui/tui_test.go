@@ -1,0 +1,371 @@
+package tui_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui"
+	"github.com/relay-agent/relay/internal/tui/keymap"
+	"github.com/relay-agent/relay/internal/tui/tuitest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(p, []byte(got+"\n"), 0o644)
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("missing golden (run with -update): %v", err)
+	}
+	if string(want) != got+"\n" {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func opts() tui.Options {
+	return tui.Options{Version: "test", Keymap: keymap.New(keymap.Unix), ThemeSetting: "dark", DisableTick: true, OutputPad: 1}
+}
+
+func start(t *testing.T, f *tuitest.Fake, o tui.Options, w, h int) *tuitest.Driver {
+	t.Helper()
+	m := tui.New(context.Background(), f, o)
+	unsub := f.Subscribe(m.Deliver)
+	t.Cleanup(unsub)
+	return tuitest.NewDriver(m, w, h)
+}
+
+func hasCall(f *tuitest.Fake, prefix string) bool {
+	return slices.ContainsFunc(f.CallLog(), func(c string) bool { return strings.HasPrefix(c, prefix) })
+}
+
+func TestPromptStreamsAnswer(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 70, 16)
+	golden(t, "startup", d.Frame())
+	d.Type("hello there")
+	d.Press("enter")
+	if !hasCall(f, "Prompt hello there") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	golden(t, "answered", d.Frame())
+}
+
+func TestRegularModePrintsFinishedBlocks(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 60, 12)
+	d.Type("hi")
+	d.Press("enter")
+	all := strings.Join(d.Printed, "\n")
+	if !strings.Contains(all, "echo: hi") || !strings.Contains(all, "hi") {
+		t.Fatalf("printed %q", all)
+	}
+	if strings.Contains(d.Frame(), "echo: hi") {
+		t.Error("finished answer redrawn in the live area")
+	}
+}
+
+func TestToolTask(t *testing.T) {
+	f := tuitest.NewFake()
+	f.Reply = tuitest.ToolReply("ls", "a.go\nb.go")
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 60, 24)
+	d.Type("list")
+	d.Press("enter")
+	golden(t, "tool", d.Frame())
+}
+
+func TestAbortSteerFollowUpDequeue(t *testing.T) {
+	f := tuitest.NewFake()
+	f.Block = make(chan struct{})
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 60, 16)
+	d.Type("long task")
+	d.Press("enter")
+	if !strings.Contains(d.Frame(), "Working") {
+		t.Fatalf("not busy:\n%s", d.Frame())
+	}
+	d.Type("also this")
+	d.Press("enter")
+	d.Type("later")
+	d.Press("alt+enter")
+	if !hasCall(f, "Steer also this") || !hasCall(f, "FollowUp later") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	if !strings.Contains(d.Frame(), "queued: later") {
+		t.Errorf("queue not shown:\n%s", d.Frame())
+	}
+	d.Press("alt+up")
+	if !hasCall(f, "Dequeue") || !strings.Contains(d.Frame(), "also this") {
+		t.Errorf("dequeue:\n%s", d.Frame())
+	}
+	d.Press("ctrl+c") // clear the restored text
+	d.Press("escape")
+	if !hasCall(f, "Abort") {
+		t.Fatalf("escape did not abort: %v", f.CallLog())
+	}
+	time.Sleep(10 * time.Millisecond)
+	d.Settle()
+	if strings.Contains(d.Frame(), "Working") || !strings.Contains(d.Frame(), "Aborted") {
+		t.Errorf("after abort:\n%s", d.Frame())
+	}
+}
+
+func TestModelSelectionAndCycling(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 60, 16)
+	d.Press("ctrl+l")
+	golden(t, "model_selector", d.Frame())
+	d.Press("down", "enter")
+	if !hasCall(f, "SetModel openai-codex/gpt-6-luna") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	d.Press("ctrl+p")
+	if !hasCall(f, "CycleModel true") || !strings.Contains(d.Frame(), "claude-sonnet-5-5") {
+		t.Fatalf("cycle: %v\n%s", f.CallLog(), d.Frame())
+	}
+	d.Press("shift+tab")
+	if !hasCall(f, "CycleThinkingLevel high") || !strings.Contains(d.Frame(), "· high") {
+		t.Fatalf("thinking: %v\n%s", f.CallLog(), d.Frame())
+	}
+	d.Type("/model gpt-6-luna")
+	d.Press("escape") // close the completion list
+	d.Press("enter")
+	if n := strings.Count(strings.Join(f.CallLog(), "\n"), "SetModel openai-codex/gpt-6-luna"); n != 2 {
+		t.Fatalf("/model by name: %v", f.CallLog())
+	}
+}
+
+func TestCustomKeybindings(t *testing.T) {
+	km, warnings, err := keymap.Apply(keymap.Unix, []byte(`{"app.model.select":"f2","app.thinking.cycle":[],"bogus.action":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := tuitest.NewFake()
+	o := opts()
+	o.Keymap, o.KeymapWarnings = km, warnings
+	o.Fullscreen = true
+	d := start(t, f, o, 70, 16)
+	if !strings.Contains(d.Frame(), `unknown action "bogus.action"`) {
+		t.Errorf("warning not shown:\n%s", d.Frame())
+	}
+	d.Press("ctrl+l")
+	if strings.Contains(d.Frame(), "Select model") {
+		t.Fatal("old key still opens the selector")
+	}
+	d.Press("f2")
+	if !strings.Contains(d.Frame(), "Select model") {
+		t.Fatal("new key does not open the selector")
+	}
+	d.Press("escape", "shift+tab")
+	if hasCall(f, "CycleThinkingLevel") {
+		t.Fatal("disabled action ran")
+	}
+}
+
+func TestResumePicker(t *testing.T) {
+	f := tuitest.NewFake()
+	now := time.Now()
+	f.Sessions = []tui.SessionItem{
+		{Path: "/sessions/a.jsonl", ID: "a", FirstMessage: "current work", Modified: now, Messages: 4},
+		{Path: "/sessions/b.jsonl", ID: "b", Name: "refactor", FirstMessage: "refactor the parser", Modified: now.Add(-2 * time.Hour), Messages: 12},
+		{Path: "/sessions/c.jsonl", ID: "c", FirstMessage: "fix the flaky test", Modified: now.Add(-48 * time.Hour), Messages: 3},
+	}
+	d := start(t, f, opts(), 70, 16)
+	d.Type("/resume")
+	d.Press("escape", "enter")
+	golden(t, "resume", d.Frame())
+	d.Press("ctrl+n") // named only
+	if strings.Contains(d.Frame(), "flaky") {
+		t.Fatal("named filter")
+	}
+	d.Press("ctrl+n")
+	d.Type("flaky")
+	d.Press("ctrl+r")
+	d.Type("fixes")
+	d.Press("enter")
+	if !hasCall(f, "RenameSession /sessions/c.jsonl fixes") {
+		t.Fatalf("rename: %v", f.CallLog())
+	}
+	d.Press("ctrl+d")
+	if !strings.Contains(d.Frame(), "(y/n)") {
+		t.Fatalf("no confirmation:\n%s", d.Frame())
+	}
+	d.Type("y")
+	if !hasCall(f, "DeleteSession /sessions/c.jsonl") {
+		t.Fatalf("delete: %v", f.CallLog())
+	}
+	for range "flaky" {
+		d.Press("backspace")
+	}
+	d.Type("refactor")
+	d.Press("enter")
+	if !hasCall(f, "SwitchSession /sessions/b.jsonl") || !strings.Contains(strings.Join(d.Printed, "\n"), "Resumed refactor") {
+		t.Fatalf("switch: %v\n%s", f.CallLog(), d.Frame())
+	}
+}
+
+func treeFake() *tuitest.Fake {
+	f := tuitest.NewFake()
+	f.Nodes = []tui.TreeNode{
+		{ID: "1", Kind: "user", Text: "first question", OnPath: true},
+		{ID: "2", ParentID: "1", Kind: "assistant", Text: "first answer", OnPath: true},
+		{ID: "3", ParentID: "2", Kind: "user", Text: "second question", OnPath: true},
+		{ID: "4", ParentID: "3", Kind: "assistant", Text: "second answer", OnPath: true, Leaf: true},
+		{ID: "5", ParentID: "2", Kind: "user", Text: "other branch question"},
+		{ID: "6", ParentID: "5", Kind: "assistant", Text: "", HasTools: true},
+		{ID: "7", ParentID: "6", Kind: "toolResult", Text: "ls output"},
+	}
+	return f
+}
+
+func TestTreeNavigation(t *testing.T) {
+	f := treeFake()
+	d := start(t, f, opts(), 70, 18)
+	d.Type("/tree")
+	d.Press("escape", "enter")
+	golden(t, "tree", d.Frame())
+	d.Press("ctrl+t") // no-tools
+	if strings.Contains(d.Frame(), "ls output") {
+		t.Fatal("no-tools filter")
+	}
+	d.Press("ctrl+t")
+	d.Press("up") // from the leaf to "second question"
+	d.Press("shift+l")
+	d.Type("checkpoint")
+	d.Press("enter")
+	if !hasCall(f, "SetLabel 3 checkpoint") || !strings.Contains(d.Frame(), "[checkpoint]") {
+		t.Fatalf("label: %v\n%s", f.CallLog(), d.Frame())
+	}
+	d.Press("enter") // select "second question": the summary prompt opens
+	if !strings.Contains(d.Frame(), "Summarize the branch") {
+		t.Fatalf("no summary prompt:\n%s", d.Frame())
+	}
+	d.Press("enter") // no summary
+	if !hasCall(f, "NavigateTree 3 summarize=false") {
+		t.Fatalf("navigate: %v", f.CallLog())
+	}
+	if !strings.Contains(d.Frame(), "second question") {
+		t.Fatalf("editor text:\n%s", d.Frame())
+	}
+}
+
+func TestTreeSkipPromptAndDoubleEscape(t *testing.T) {
+	f := treeFake()
+	o := opts()
+	o.BranchSummarySkip = true
+	d := start(t, f, o, 70, 18)
+	d.Press("escape", "escape")
+	if !strings.Contains(d.Frame(), "Session tree") {
+		t.Fatalf("double escape did not open the tree:\n%s", d.Frame())
+	}
+	d.Press("up", "enter")
+	if !hasCall(f, "NavigateTree 5 summarize=false") && !hasCall(f, "NavigateTree") {
+		t.Fatalf("navigate: %v", f.CallLog())
+	}
+}
+
+func TestBangCommands(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 60, 14)
+	d.Type("!ls")
+	d.Press("enter")
+	d.Type("!!git status")
+	d.Press("enter")
+	if !hasCall(f, "Bash ls exclude=false") || !hasCall(f, "Bash git status exclude=true") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	if !strings.Contains(strings.Join(d.Printed, "\n"), "output of ls") {
+		t.Errorf("bash output not shown: %q", d.Printed)
+	}
+}
+
+func TestSessionCommandsAndExit(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 70, 20)
+	d.Type("/name my work")
+	d.Press("escape", "enter")
+	if !hasCall(f, "SetSessionName my work") || !strings.Contains(d.Frame(), "my work") {
+		t.Fatalf("name: %v\n%s", f.CallLog(), d.Frame())
+	}
+	d.Type("/session")
+	d.Press("escape", "enter")
+	if !strings.Contains(strings.Join(d.Printed, "\n"), "File: /sessions/a.jsonl") {
+		t.Errorf("/session: %q", d.Printed)
+	}
+	d.Type("/hotkeys")
+	d.Press("escape", "enter")
+	if !strings.Contains(strings.Join(d.Printed, "\n"), "Open model selector") {
+		t.Errorf("/hotkeys missing")
+	}
+	d.Type("/new")
+	d.Press("escape", "enter")
+	if !hasCall(f, "NewSession") {
+		t.Fatal("/new")
+	}
+	d.Type("x")
+	d.Press("ctrl+c")
+	if d.Quit {
+		t.Fatal("first ctrl+c with text should clear")
+	}
+	d.Press("ctrl+c", "ctrl+c")
+	if !d.Quit {
+		t.Fatal("double ctrl+c did not quit")
+	}
+}
+
+func TestCommandCompletion(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 60, 16)
+	d.Type("/res")
+	if !strings.Contains(d.Frame(), "/resume") {
+		t.Fatalf("no completion:\n%s", d.Frame())
+	}
+	d.Press("tab")
+	if strings.Contains(d.Frame(), "Resume another session") || !strings.Contains(d.Frame(), "/resume") {
+		t.Fatalf("not accepted:\n%s", d.Frame())
+	}
+}
+
+func TestLargeTranscriptScrolls(t *testing.T) {
+	f := tuitest.NewFake()
+	for i := 0; i < 10000; i++ {
+		if i%2 == 0 {
+			f.Messages = append(f.Messages, &llm.UserMessage{Content: llm.StringContent(fmt.Sprintf("question %d", i))})
+		} else {
+			f.Messages = append(f.Messages, &llm.AssistantMessage{StopReason: llm.StopStop, Content: llm.Blocks{&llm.TextContent{Text: fmt.Sprintf("answer **%d**", i)}}})
+		}
+	}
+	o := opts()
+	o.Fullscreen = true
+	o.QuietStartup = true
+	d := start(t, f, o, 80, 30)
+	if !strings.Contains(d.Frame(), "answer 9999") {
+		t.Fatalf("bottom:\n%s", d.Frame())
+	}
+	d.Press("home")
+	if !strings.Contains(d.Frame(), "question 0") {
+		t.Fatalf("top:\n%s", d.Frame())
+	}
+	d.Press("pageDown", "end")
+	if !strings.Contains(d.Frame(), "answer 9999") {
+		t.Fatalf("end:\n%s", d.Frame())
+	}
+}

@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/theme"
+)
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (m *Model) editorStyles() editor.Styles {
+	th := m.th
+	return editor.Styles{
+		Text:          func(s string) string { return th.Fg("text", s) },
+		Cursor:        func(s string) string { return "\x1b[7m" + s + "\x1b[27m" },
+		Placeholder:   func(s string) string { return th.Fg("dim", s) },
+		PopupItem:     func(s string) string { return th.Fg("text", s) },
+		PopupSelected: func(s string) string { return th.Bg("selectedBg", th.Fg("accent", s)) },
+		PopupDetail:   func(s string) string { return th.Fg("muted", s) },
+	}
+}
+
+// View lays out, top to bottom: the transcript (fullscreen) or the live
+// blocks (regular), the status line, completion list, the editor between
+// two rules, and the footer.
+func (m *Model) View() tea.View {
+	if m.width == 0 || m.height == 0 {
+		return tea.NewView("")
+	}
+	w := m.width
+	bottom, cursorRow, cursorCol := m.bottomArea(w)
+	var lines []string
+	if m.overlay != nil {
+		avail := max(3, m.height-len(bottom))
+		ov := strings.Split(m.overlay.view(m, w, avail), "\n")
+		if m.fullscreen {
+			pad := max(0, avail-len(ov))
+			lines = append(m.tr.View(w, pad), ov...)
+		} else {
+			lines = ov
+		}
+		cursorRow = -1
+	} else if m.fullscreen {
+		avail := max(1, m.height-len(bottom))
+		lines = m.transcriptWithScrollbar(w, avail)
+	} else {
+		live := m.tr.Live(w)
+		if m.bashRunning {
+			live = append(live, m.bashLive(w)...)
+		}
+		keep := max(0, m.height-len(bottom)-1)
+		if len(live) > keep {
+			live = live[len(live)-keep:]
+		}
+		lines = live
+	}
+	if cursorRow >= 0 {
+		cursorRow += len(lines)
+	}
+	lines = append(lines, bottom...)
+	v := tea.NewView(strings.Join(lines, "\n"))
+	v.AltScreen = m.fullscreen
+	if m.fullscreen {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	if m.opts.ShowHardwareCursor && cursorRow >= 0 {
+		v.Cursor = tea.NewCursor(cursorCol, cursorRow)
+	}
+	return v
+}
+
+func (m *Model) transcriptWithScrollbar(w, h int) []string {
+	mode := m.opts.FullscreenScrollbar
+	above, visible, total := 0, h, h
+	showBar := false
+	if mode != "hidden" {
+		// Render first so the estimate includes what is on screen.
+		m.tr.View(w-1, h)
+		above, visible, total = m.tr.Scroll()
+		showBar = mode == "always" || total > visible && (mode == "" || mode == "auto")
+	}
+	if !showBar {
+		return m.tr.View(w, h)
+	}
+	rows := m.tr.View(w-1, h)
+	thumb := max(1, h*visible/max(1, total))
+	start := 0
+	if total > visible {
+		start = (h - thumb) * above / max(1, total-visible)
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		pad := max(0, w-1-ansi.StringWidth(r))
+		cell := m.th.Fg("scrollbarTrack", "│")
+		if i >= start && i < start+thumb {
+			cell = m.th.Fg("scrollbarThumb", "┃")
+		}
+		out[i] = r + strings.Repeat(" ", pad) + cell
+	}
+	return out
+}
+
+func (m *Model) bashLive(w int) []string {
+	m.bashMu.Lock()
+	out := m.bashOut.String()
+	m.bashMu.Unlock()
+	lines := []string{"", m.th.Fg("bashMode", "$ "+m.bashCmd)}
+	tail := strings.Split(strings.TrimRight(ansi.Strip(out), "\n"), "\n")
+	if len(tail) > 8 {
+		tail = tail[len(tail)-8:]
+	}
+	for _, l := range tail {
+		if l != "" {
+			lines = append(lines, m.th.Fg("toolOutput", ansi.Truncate(l, w, "…")))
+		}
+	}
+	return lines
+}
+
+// bottomArea renders status, completions, editor and footer; it also
+// returns the cursor position inside it.
+func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
+	th := m.th
+	// Status line.
+	var status string
+	switch {
+	case m.searching:
+		c, n := m.tr.SearchStatus()
+		status = th.Fg("accent", "Search: ") + m.search + th.Fg("muted", fmt.Sprintf("  %d/%d  enter next · %s close", c, n, m.km.Label("tui.altScreen.searchClose")))
+	case m.busy || m.bashRunning:
+		status = th.Fg("accent", spinner[m.spin%len(spinner)]+" Working…") + th.Fg("muted", " ("+m.km.Label("app.interrupt")+" to interrupt)")
+	}
+	if m.status != "" {
+		role := "muted"
+		if m.statusErr {
+			role = "error"
+		}
+		if status != "" {
+			status += "  "
+		}
+		status += th.Fg(role, m.status)
+	}
+	lines = append(lines, ansi.Truncate(status, w, "…"))
+	for _, q := range m.queued {
+		lines = append(lines, th.Fg("muted", ansi.Truncate("  queued: "+strings.ReplaceAll(q, "\n", " "), w, "…")))
+	}
+	if pop := m.ed.CompletionView(w - 2); pop != "" {
+		for _, l := range strings.Split(pop, "\n") {
+			lines = append(lines, " "+l)
+		}
+	}
+	// Editor between rules; the rule colour shows the thinking level.
+	ruleRole := "borderMuted"
+	if m.hasThinking {
+		ruleRole = thinkingRole(string(m.thinking))
+	}
+	if strings.HasPrefix(strings.TrimSpace(m.ed.Value()), "!") {
+		ruleRole = "bashMode"
+	}
+	rule := th.Fg(ruleRole, strings.Repeat("─", w))
+	lines = append(lines, rule)
+	padX := max(0, min(3, m.opts.EditorPaddingX))
+	edW := max(4, w-2*padX)
+	maxRows := max(1, min(10, m.height/3))
+	body := m.ed.View(edW, maxRows, m.opts.ShowHardwareCursor)
+	cx, cy := m.ed.Cursor()
+	curRow, curCol = len(lines)+cy, padX+cx
+	pad := strings.Repeat(" ", padX)
+	for _, l := range strings.Split(body, "\n") {
+		lines = append(lines, pad+l)
+	}
+	lines = append(lines, rule)
+	lines = append(lines, m.footer(w)...)
+	return lines, curRow, curCol
+}
+
+func thinkingRole(level string) string {
+	switch level {
+	case "off", "":
+		return "thinkingOff"
+	case "minimal":
+		return "thinkingMinimal"
+	case "low":
+		return "thinkingLow"
+	case "medium":
+		return "thinkingMedium"
+	case "high":
+		return "thinkingHigh"
+	case "xhigh":
+		return "thinkingXhigh"
+	}
+	return "thinkingMax"
+}
+
+// footer: cwd and session name; model and thinking level on the left,
+// context use, tokens and cost on the right.
+func (m *Model) footer(w int) []string {
+	th := m.th
+	in := m.info
+	cwd := in.Cwd
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, cwd); err == nil && !strings.HasPrefix(rel, "..") {
+			cwd = filepath.Join("~", rel)
+		}
+	}
+	first := cwd
+	if in.SessionName != "" {
+		first += " · " + in.SessionName
+	}
+	left := m.modelName
+	if m.hasThinking {
+		left += " · " + th.Fg(thinkingRole(string(m.thinking)), string(m.thinking))
+	}
+	var right []string
+	if in.ContextWindow > 0 {
+		pct := float64(in.ContextTokens) * 100 / float64(in.ContextWindow)
+		role := "muted"
+		switch {
+		case pct >= 90:
+			role = "error"
+		case pct >= 70:
+			role = "warning"
+		}
+		right = append(right, th.Fg(role, fmt.Sprintf("%.1f%%/%s", pct, compact(in.ContextWindow))))
+	}
+	if in.InputTokens+in.OutputTokens > 0 {
+		right = append(right, fmt.Sprintf("↑%s ↓%s", compact(in.InputTokens), compact(in.OutputTokens)))
+		if in.CacheRead > 0 {
+			right = append(right, "R"+compact(in.CacheRead))
+		}
+	}
+	if in.Cost > 0 {
+		right = append(right, fmt.Sprintf("$%.3f", in.Cost))
+	}
+	r := strings.Join(right, " ")
+	gap := w - ansi.StringWidth(left) - ansi.StringWidth(r)
+	second := left
+	if gap >= 2 {
+		second = left + strings.Repeat(" ", gap) + r
+	}
+	return []string{
+		th.Fg("dim", ansi.Truncate(first, w, "…")),
+		th.Fg("muted", ansi.Truncate(second, w, "…")),
+	}
+}
+
+// compact prints 1234 as 1.2k and 1234567 as 1.2M.
+func compact(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+var _ = theme.Bold
