@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -62,6 +63,11 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 	defer resp.Body.Close()
 	b.Start()
 	s := &streamState{b: b, tools: req.Tools, oauth: p.oauth, blocks: map[int]int{}}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		// A proxy or compatible server that ignored stream:true, or sent
+		// an error with status 200.
+		return s.whole(ctx, resp.Body)
+	}
 	err = llm.ReadEventsRaw(resp.Body, s.handle)
 	switch {
 	case s.failure != nil:
@@ -279,6 +285,93 @@ func (s *streamState) handle(event string, data []byte) bool {
 		return false
 	}
 	return true
+}
+
+// maxWholeBody bounds a non-streamed answer.
+const maxWholeBody = 64 << 20
+
+// whole handles a complete (non-streamed) JSON answer: a message is replayed
+// through the builder as if streamed; an error body becomes the error.
+func (s *streamState) whole(ctx context.Context, body io.Reader) *llm.AssistantMessage {
+	data, err := io.ReadAll(io.LimitReader(body, maxWholeBody))
+	if err != nil {
+		return s.b.FailWith(ctx, err)
+	}
+	var m struct {
+		Type    string `json:"type"`
+		ID      string `json:"id"`
+		Model   string `json:"model"`
+		Content []struct {
+			Type      string          `json:"type"`
+			Text      string          `json:"text"`
+			Thinking  string          `json:"thinking"`
+			Signature string          `json:"signature"`
+			Data      string          `json:"data"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Input     json.RawMessage `json:"input"`
+		} `json:"content"`
+		StopReason  string `json:"stop_reason"`
+		StopDetails *struct {
+			Explanation string `json:"explanation"`
+		} `json:"stop_details"`
+		Usage *wireUsage `json:"usage"`
+		Error *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return s.b.Fail(llm.MalformedError("Anthropic response", err, string(data)))
+	}
+	if m.Type == "error" || m.Error != nil {
+		typ, msg := "", string(data)
+		if m.Error != nil {
+			typ, msg = m.Error.Type, m.Error.Message
+		}
+		return s.b.Fail(llm.StreamError(typ, msg))
+	}
+	if m.Type != "message" {
+		return s.b.Fail(llm.MalformedError("Anthropic response", fmt.Errorf("type %q", m.Type), string(data)))
+	}
+	b := s.b
+	b.SetResponseID(m.ID)
+	b.SetResponseModel(m.Model)
+	s.addUsage(m.Usage)
+	for _, c := range m.Content {
+		switch c.Type {
+		case "text":
+			i := b.StartText()
+			b.AppendText(i, c.Text)
+			b.EndText(i)
+		case "thinking":
+			i := b.StartThinking()
+			b.AppendThinking(i, c.Thinking)
+			b.SetThinkingSignature(i, c.Signature)
+			b.EndThinking(i)
+		case "redacted_thinking":
+			b.AddRedactedThinking("[Reasoning redacted]", c.Data)
+		case "tool_use":
+			name := c.Name
+			if s.oauth {
+				name = fromClaudeCodeName(name, s.tools)
+			}
+			i := b.StartToolCall(c.ID, name)
+			if len(c.Input) > 0 {
+				b.AppendToolCallArgs(i, string(c.Input))
+			}
+			b.EndToolCall(i)
+		}
+	}
+	if m.StopReason == "" {
+		return b.Fail(&llm.ProviderError{Kind: llm.ErrMalformed, Message: "Anthropic response without a stop reason"})
+	}
+	reason, errMsg := mapStopReason(m.StopReason, m.StopDetails)
+	b.SetStopReason(reason, m.StopReason)
+	if errMsg != "" {
+		b.Message().ErrorMessage = errMsg
+	}
+	return b.Finish()
 }
 
 // delta applies a content_block_delta; value is the member that goes with
