@@ -2,8 +2,10 @@ package llm
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Scanner is a small pull reader of one JSON text, for the hot path of
@@ -15,7 +17,8 @@ import (
 // for what it accepts.
 //
 // Strings without escapes are returned as substrings of the input (no
-// copy); keys are compared as such.
+// copy); keys are compared as such. After ResetBytes they alias the byte
+// slice: clone (strings.Clone) whatever must outlive it.
 type Scanner struct {
 	s   string
 	i   int
@@ -25,6 +28,12 @@ type Scanner struct {
 // Reset makes the scanner read s from the start, keeping its scratch buffer.
 func (p *Scanner) Reset(s string) {
 	p.s, p.i = s, 0
+}
+
+// ResetBytes makes the scanner read b without copying it. Strings it
+// returns may alias b (see the type comment).
+func (p *Scanner) ResetBytes(b []byte) {
+	p.s, p.i = unsafe.String(unsafe.SliceData(b), len(b)), 0
 }
 
 func (p *Scanner) ws() {
@@ -44,6 +53,35 @@ func (p *Scanner) peek() byte {
 		return p.s[p.i]
 	}
 	return 0
+}
+
+// Pos returns the read offset; SetPos moves it (to resume inside a text
+// whose beginning is known, see ObjectTail).
+func (p *Scanner) Pos() int     { return p.i }
+func (p *Scanner) SetPos(i int) { p.i = i }
+
+// ObjectTail continues an object right after a member's value: it reads
+// the remaining members (calling fn like Object) and the closing brace.
+func (p *Scanner) ObjectTail(fn func(key string) bool) bool {
+	for {
+		switch p.peek() {
+		case '}':
+			p.i++
+			return true
+		case ',':
+			p.i++
+		default:
+			return false
+		}
+		key, ok := p.String()
+		if !ok || p.peek() != ':' {
+			return false
+		}
+		p.i++
+		if !fn(key) {
+			return false
+		}
+	}
 }
 
 // End reports whether only whitespace is left.
@@ -156,51 +194,83 @@ func (p *Scanner) String() (string, bool) {
 	if p.peek() != '"' {
 		return "", false
 	}
-	p.i++
-	start := p.i
-	high := false
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == '"':
-			s := p.s[start:p.i]
-			p.i++
-			// Invalid UTF-8 is left to encoding/json (it substitutes U+FFFD).
-			if high && !utf8.ValidString(s) {
+	start := p.i + 1
+	j := strings.IndexByte(p.s[start:], '"')
+	if j < 0 {
+		return "", false
+	}
+	seg := p.s[start : start+j]
+	if strings.IndexByte(seg, '\\') >= 0 {
+		p.i = start
+		return p.escaped(start)
+	}
+	if !plainASCII(seg) {
+		for k := 0; k < len(seg); k++ {
+			if seg[k] < 0x20 {
 				return "", false
 			}
-			return s, true
-		case c == '\\':
-			return p.escaped(start)
-		case c < 0x20:
-			return "", false
-		case c >= 0x80:
-			high = true
 		}
-		p.i++
+		// Invalid UTF-8 is left to encoding/json (it substitutes U+FFFD).
+		if !utf8.ValidString(seg) {
+			return "", false
+		}
 	}
-	return "", false
+	p.i = start + j + 1
+	return seg, true
 }
 
-// escaped finishes a string that contains escapes, from start.
+// plainASCII reports whether s has only printable ASCII, eight bytes at a
+// time. It may answer false for some plain strings (a borrow crossing byte
+// lanes), never true for others.
+func plainASCII(s string) bool {
+	const hi, sp = 0x8080808080808080, 0x2020202020202020
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&hi != 0 || (w-sp)&hi != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// escaped finishes a string that contains escapes, from start; runs of
+// plain bytes between escapes are copied whole.
 func (p *Scanner) escaped(start int) (string, bool) {
-	b := append(p.buf[:0], p.s[start:p.i]...)
+	b := p.buf[:0]
+	p.i = start
 	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == '"':
+		rest := p.s[p.i:]
+		q := strings.IndexByte(rest, '"')
+		if q < 0 {
+			return "", false
+		}
+		run := rest[:q]
+		if k := strings.IndexByte(run, '\\'); k >= 0 {
+			run = run[:k]
+		}
+		if !plainASCII(run) {
+			for k := 0; k < len(run); k++ {
+				if run[k] < 0x20 {
+					return "", false
+				}
+			}
+		}
+		b = append(b, run...)
+		p.i += len(run)
+		if p.s[p.i] == '"' {
 			p.i++
 			p.buf = b
 			if !utf8.Valid(b) {
 				return "", false
 			}
 			return string(b), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			b = append(b, c)
-			p.i++
-			continue
 		}
 		if p.i+1 >= len(p.s) {
 			return "", false
@@ -226,28 +296,23 @@ func (p *Scanner) escaped(start int) (string, bool) {
 				return "", false
 			}
 			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
+				// A pair makes one rune; otherwise this half is U+FFFD
+				// and whatever follows is read on its own (encoding/json).
+				paired := false
 				if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
 					save := p.i
 					p.i += 2
-					if v, ok := p.hex4(); ok {
-						r2 = v
-					} else {
+					if r2, ok := p.hex4(); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							r, paired = d, true
+						}
+					}
+					if !paired {
 						p.i = save
 					}
 				}
-				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-					r = d
-				} else {
-					// Lone surrogate: U+FFFD, like encoding/json; a
-					// following escape that was not its pair is kept.
+				if !paired {
 					r = utf8.RuneError
-					if r2 >= 0 {
-						b = utf8.AppendRune(b, utf8.RuneError)
-						if !utf16.IsSurrogate(r2) {
-							r = r2
-						}
-					}
 				}
 			}
 			b = utf8.AppendRune(b, r)
@@ -305,8 +370,27 @@ func (p *Scanner) Skip() bool {
 			}
 			break
 		}
+		// Integers (the usual skipped numbers: created, index) need no parse.
+		if isInt(p.s[start:p.i]) {
+			return true
+		}
 		_, err := strconv.ParseFloat(p.s[start:p.i], 64)
 		return err == nil
 	}
 	return false
+}
+
+func isInt(s string) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -8,7 +8,7 @@ import (
 func TestScannerStrings(t *testing.T) {
 	for _, in := range []string{
 		`"plain"`, `"a\"b\\c\/d\n\t\r\b\f"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00 emoji"`, `"lone \ud83d x"`,
-		`"lone \ud83d\u0041"`, `"\ude00"`, `"héllo ✓"`, `""`,
+		`"lone \ud83d\u0041"`, `"\ud800\ud800\udc00"`, `"\ud800\\n"`, `"\ude00"`, `"héllo ✓"`, `""`,
 	} {
 		var want string
 		if err := json.Unmarshal([]byte(in), &want); err != nil {

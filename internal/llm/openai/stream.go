@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/llm/sse"
 )
 
 // chunk is one chat.completion.chunk. Fields some servers send with other
@@ -96,22 +96,28 @@ type streamState struct {
 	byID     map[string]int
 	pending  map[string]string // reasoning_details for calls not seen yet
 	finished bool
+	dec      fastDecoder
+	fast     fastChunk
 }
 
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder, m *llm.Model) *llm.AssistantMessage {
 	st := &streamState{b: b, text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}}
 	var fail *llm.ProviderError
-	err := llm.ReadEvents(body, func(ev sse.Event) bool {
-		data := strings.TrimSpace(ev.Data)
-		if data == "" {
+	err := llm.ReadEventsRaw(body, func(_ string, data []byte) bool {
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
 			return true
 		}
-		if data == "[DONE]" {
+		if string(data) == "[DONE]" {
 			return false
 		}
+		if st.dec.decode(data, &st.fast) {
+			st.applyFast(&st.fast)
+			return true
+		}
 		var ch chunk
-		if err := json.Unmarshal([]byte(data), &ch); err != nil {
-			fail = llm.MalformedError("chat completion chunk", err, data)
+		if err := json.Unmarshal(data, &ch); err != nil {
+			fail = llm.MalformedError("chat completion chunk", err, string(data))
 			return false
 		}
 		if len(ch.Error) > 0 && string(ch.Error) != "null" {
@@ -156,12 +162,7 @@ func (st *streamState) apply(ch *chunk) {
 		b.SetUsage(c.Usage.toUsage())
 	}
 	if c.FinishReason != nil && *c.FinishReason != "" {
-		st.finished = true
-		reason, errMsg := mapFinishReason(*c.FinishReason)
-		b.SetStopReason(reason, *c.FinishReason)
-		if errMsg != "" {
-			msg.ErrorMessage = errMsg
-		}
+		st.setFinish(*c.FinishReason)
 	}
 	d := &c.Delta
 	if s := rawString(d.Content); s != "" {
@@ -178,11 +179,7 @@ func (st *streamState) apply(ch *chunk) {
 		raw  json.RawMessage
 	}{{"reasoning_content", d.ReasoningContent}, {"reasoning", d.Reasoning}, {"reasoning_text", d.ReasoningText}} {
 		if s := rawString(f.raw); s != "" {
-			if st.thinking < 0 {
-				st.thinking = b.StartThinking()
-				b.SetThinkingSignature(st.thinking, f.name)
-			}
-			b.AppendThinking(st.thinking, s)
+			st.appendThinking(f.name, s)
 			break
 		}
 	}
@@ -207,6 +204,25 @@ func (st *streamState) apply(ch *chunk) {
 			st.pending[det.ID] = string(raw)
 		}
 	}
+}
+
+func (st *streamState) setFinish(raw string) {
+	st.finished = true
+	reason, errMsg := mapFinishReason(raw)
+	st.b.SetStopReason(reason, raw)
+	if errMsg != "" {
+		st.b.Message().ErrorMessage = errMsg
+	}
+}
+
+// appendThinking adds reasoning text; the field it came in is the block's
+// signature, so replay sends it back in the same field.
+func (st *streamState) appendThinking(field, s string) {
+	if st.thinking < 0 {
+		st.thinking = st.b.StartThinking()
+		st.b.SetThinkingSignature(st.thinking, field)
+	}
+	st.b.AppendThinking(st.thinking, s)
 }
 
 func (st *streamState) toolCall(tc *toolCallDelta) {
