@@ -118,7 +118,7 @@ func (e anthropicEncoder) Encode(resp *Response, req *Request) (content, final [
 				content = append(content, delta(map[string]any{"type": "text_delta", "text": c}))
 			}
 		case "thinking":
-			content = append(content, ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}}))
+			content = append(content, ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "thinking", "thinking": ""}}))
 			for _, c := range Chunks(b.Text, resp.ChunkSize) {
 				content = append(content, delta(map[string]any{"type": "thinking_delta", "thinking": c}))
 			}
