@@ -191,7 +191,13 @@ func formatShellOutput(out *outputAccumulator) (string, *BashDetails) {
 	if !tr.Truncated {
 		return text, nil
 	}
-	start := tr.TotalLines - tr.OutputLines + 1
+	// Output ending in "\n" splits into a last empty element, which is not a
+	// line of the output: count only the lines actually shown.
+	shown := tr.OutputLines
+	if strings.HasSuffix(tr.Content, "\n") {
+		shown--
+	}
+	start := tr.TotalLines - shown + 1
 	end := tr.TotalLines
 	switch {
 	case tr.LastLinePartial:

@@ -27,6 +27,7 @@ type outputAccumulator struct {
 	total    int  // sanitized bytes
 	lines    int  // completed lines
 	curLine  int  // bytes of the open (last) line
+	lastDone int  // bytes of the last completed line
 	rawBytes int
 	raw      [][]byte
 	file     *os.File
@@ -62,7 +63,14 @@ func (o *outputAccumulator) write(p []byte) string {
 	}
 	if n := bytes.Count(clean, []byte{'\n'}); n > 0 {
 		o.lines += n
-		o.curLine = len(clean) - bytes.LastIndexByte(clean, '\n') - 1
+		last := bytes.LastIndexByte(clean, '\n')
+		prev := bytes.LastIndexByte(clean[:last], '\n')
+		if prev < 0 {
+			o.lastDone = o.curLine + last
+		} else {
+			o.lastDone = last - prev - 1
+		}
+		o.curLine = len(clean) - last - 1
 	} else {
 		o.curLine += len(clean)
 	}
@@ -134,10 +142,15 @@ func (o *outputAccumulator) snapshot() (tool.Truncation, string) {
 	return tr, o.path
 }
 
+// lastLineBytes is the size of the last line of output (the open one, or
+// the last completed one when the output ends with a newline).
 func (o *outputAccumulator) lastLineBytes() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.curLine
+	if o.curLine > 0 {
+		return o.curLine
+	}
+	return o.lastDone
 }
 
 // close flushes and closes the spill file.
