@@ -104,11 +104,13 @@ func classify(status int, typ, msg string) ErrorKind {
 // isQuota tells an exhausted plan (retrying cannot help) from a rate limit.
 // OpenAI's insufficient_quota and usage/monthly limits are quota. Google
 // answers RESOURCE_EXHAUSTED with "exceeded your current quota" for
-// per-minute limits too, so there only a limit of 0 (the plan has no access)
-// counts as quota; the rest is a rate limit.
+// per-minute limits too, but then adds when to retry ("Please retry in
+// 34s", a RetryInfo retryDelay); so there it is quota when the limit is 0
+// (the plan has no access) or no retry is suggested, else a rate limit.
 func isQuota(l string) bool {
 	if strings.Contains(l, "resource_exhausted") {
-		return strings.Contains(l, "limit: 0")
+		hint := strings.Contains(l, "retry in") || strings.Contains(l, "retrydelay")
+		return strings.Contains(l, "limit: 0") || strings.Contains(l, "exceeded your current quota") && !hint
 	}
 	return strings.Contains(l, "insufficient_quota") || strings.Contains(l, "exceeded your current quota") ||
 		strings.Contains(l, "usage limit") || strings.Contains(l, "monthly limit")

@@ -31,6 +31,7 @@ func TestClassifyHTTP(t *testing.T) {
 		{429, `{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`, ErrRateLimit, "RESOURCE_EXHAUSTED"},
 		{429, `{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. Quota exceeded for metric: generate_content_free_tier_requests, limit: 10. Please retry in 34s.","status":"RESOURCE_EXHAUSTED"}}`, ErrRateLimit, "retry in"},
 		{429, `{"error":{"code":429,"message":"You exceeded your current quota. Quota exceeded for metric: generate_content_free_tier_input_token_count, limit: 0","status":"RESOURCE_EXHAUSTED"}}`, ErrQuota, "limit: 0"},
+		{429, `{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details","status":"RESOURCE_EXHAUSTED"}}`, ErrQuota, "quota"},
 		{400, `{"error":{"message":"bad tool schema"}}`, ErrInvalidRequest, "400 bad tool schema"},
 	}
 	for _, tt := range tests {

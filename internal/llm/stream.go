@@ -47,7 +47,7 @@ func NewMessageBuilder(model *Model, emit func(AssistantEvent)) *MessageBuilder 
 	}
 	m := &AssistantMessage{
 		Content:    Blocks{},
-		StopReason: StopStop,
+		StopReason: StopPending, // until the provider says or the stream ends
 		Timestamp:  time.Now().UnixMilli(),
 	}
 	if model != nil {
@@ -348,8 +348,9 @@ func (b *MessageBuilder) SetResponseModel(model string) {
 	}
 }
 
-// Finish closes open blocks and emits done with the final message. A stop
-// reason of error or aborted set by the client is turned into Fail.
+// Finish closes open blocks and emits done with the final message. The
+// stop reason is "stop" unless the client set another; error or aborted
+// set by the client is turned into Fail.
 func (b *MessageBuilder) Finish() *AssistantMessage {
 	if b.ended {
 		return b.msg
@@ -364,6 +365,9 @@ func (b *MessageBuilder) Finish() *AssistantMessage {
 			kind = ErrAborted
 		}
 		return b.Fail(&ProviderError{Kind: kind, Message: msg})
+	}
+	if b.msg.StopReason == StopPending {
+		b.msg.StopReason = StopStop
 	}
 	b.Start()
 	b.EndOpen()
