@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm/llmtest"
@@ -33,6 +32,11 @@ type env struct {
 	front         *httptest.Server
 	mu            sync.Mutex
 	firstReq      time.Time
+	// Recorded responses are replayed from memory once captured, so the
+	// figures measure relay rather than the fake's encoder.
+	record   bool
+	recorded [][]byte
+	served   int
 }
 
 func newEnv(script *llmtest.Script) *env {
@@ -50,6 +54,17 @@ func newEnv(script *llmtest.Script) *env {
 		}
 		e.mu.Unlock()
 		body, _ := io.ReadAll(r.Body)
+		e.mu.Lock()
+		if !e.record && e.served < len(e.recorded) {
+			data := e.recorded[e.served]
+			e.served++
+			e.mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			w.Write(data)
+			return
+		}
+		e.mu.Unlock()
 		req, _ := http.NewRequest(r.Method, target.String()+r.URL.RequestURI(), bytes.NewReader(body))
 		req.Header = r.Header.Clone()
 		resp, err := http.DefaultClient.Do(req)
@@ -63,9 +78,18 @@ func newEnv(script *llmtest.Script) *env {
 		}
 		w.WriteHeader(resp.StatusCode)
 		buf := make([]byte, 32<<10)
+		var captured bytes.Buffer
+		defer func() {
+			e.mu.Lock()
+			if e.record {
+				e.recorded = append(e.recorded, captured.Bytes())
+			}
+			e.mu.Unlock()
+		}()
 		for {
 			n, err := resp.Body.Read(buf)
 			if n > 0 {
+				captured.Write(buf[:n])
 				w.Write(buf[:n])
 				if f, ok := w.(http.Flusher); ok {
 					f.Flush()
@@ -95,8 +119,36 @@ type result struct {
 	first  time.Duration
 }
 
-func (e *env) run(args ...string) result {
+// replayFrom records the responses of one warm-up run and serves them
+// from memory afterwards.
+func (e *env) replayFrom(args ...string) {
+	e.mu.Lock()
+	e.record = true
+	e.mu.Unlock()
+	e.run(args...)
+	e.mu.Lock()
+	e.record = false
+	e.mu.Unlock()
+}
+
+func (e *env) rewind() { e.mu.Lock(); e.served = 0; e.mu.Unlock() }
+
+func (e *env) run(args ...string) result { return e.exec(false, args...) }
+
+// runRSS also reports the peak RSS through /usr/bin/time (rusage of a
+// child of this big process would include our own pages).
+func (e *env) runRSS(args ...string) result { return e.exec(true, args...) }
+
+func (e *env) exec(rss bool, args ...string) result {
 	c := exec.Command(*relay, args...)
+	rssFile := ""
+	if rss {
+		f, _ := os.CreateTemp("", "rss")
+		f.Close()
+		rssFile = f.Name()
+		defer os.Remove(rssFile)
+		c = exec.Command("/usr/bin/time", append([]string{"-f", "%M", "-o", rssFile, *relay}, args...)...)
+	}
 	c.Dir = e.cwd
 	c.Env = append(os.Environ(), "RELAY_CODING_AGENT_DIR="+e.agentDir, "ANTHROPIC_API_KEY=bench", "RELAY_OFFLINE=1")
 	var out countWriter
@@ -112,8 +164,11 @@ func (e *env) run(args ...string) result {
 		os.Exit(1)
 	}
 	r := result{wall: time.Since(start), outLen: out.n}
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rssMB = float64(ru.Maxrss) / 1024
+	if rssFile != "" {
+		b, _ := os.ReadFile(rssFile)
+		var kb float64
+		fmt.Sscanf(strings.TrimSpace(string(b)), "%f", &kb)
+		r.rssMB = kb / 1024
 	}
 	e.mu.Lock()
 	if !e.firstReq.IsZero() {
@@ -172,8 +227,10 @@ func main() {
 	st, _ := os.Stat(path)
 	walls = walls[:0]
 	var rss float64
+	e.replayFrom("-p", "--no-session", model, "warm up")
 	for i := 0; i < 3; i++ {
-		r := e.run("-p", "--session", path, model, "one more")
+		e.rewind()
+		r := e.runRSS("-p", "--session", path, model, "one more")
 		walls = append(walls, r.wall)
 		if r.rssMB > rss {
 			rss = r.rssMB
@@ -184,7 +241,9 @@ func main() {
 
 	answer := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 2<<20/45+1)[:2<<20]
 	e = newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: answer, ChunkSize: 16}}, ZeroLatency: true})
-	r := e.run("--mode", "json", "--no-session", model, "long answer")
+	e.replayFrom("--mode", "json", "--no-session", model, "long answer")
+	e.rewind()
+	r := e.runRSS("--mode", "json", "--no-session", model, "long answer")
 	fmt.Printf("JSON mode, 2 MB answer in 16-byte deltas: %6.1f ms, output %.1f MB, peak RSS %.0f MB   (target ≤ 1 s, ≤ 30 MB)\n", ms(r.wall), float64(r.outLen)/(1<<20), r.rssMB)
 	e.close()
 }
@@ -192,7 +251,9 @@ func main() {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // writeBigSession writes a session with n entries totalling about size
-// bytes: user / assistant (with a tool call) / tool result turns.
+// bytes: user / assistant (with a tool call) / tool result turns, with a
+// compaction every 300 entries as a long real session has (50 MB of text
+// is far more than any context window).
 func writeBigSession(agentDir, cwd string, n, size int) string {
 	dir := filepath.Join(agentDir, "sessions", "bench")
 	os.MkdirAll(dir, 0o755)
@@ -217,6 +278,15 @@ func writeBigSession(agentDir, cwd string, n, size int) string {
 		}
 		fmt.Fprintf(w, `{"type":"message","id":%q,"parentId":%s,%s,"message":%s}`+"\n", id, parent, ts, msg)
 		parent = `"` + id + `"`
+		if i%300 == 299 {
+			cid := fmt.Sprintf("c%07x", i)
+			keep := fmt.Sprintf("%08x", i-59) // keep the last 60 entries (a user turn start)
+			if (i-59)%3 != 0 {
+				keep = fmt.Sprintf("%08x", i-59-(i-59)%3+1)
+			}
+			fmt.Fprintf(w, `{"type":"compaction","id":%q,"parentId":%s,%s,"summary":"## Goal\nbench summary %d","firstKeptEntryId":%q,"tokensBefore":150000}`+"\n", cid, parent, ts, i, keep)
+			parent = `"` + cid + `"`
+		}
 		if w.Len() > 1<<20 {
 			f.Write(w.Bytes())
 			w.Reset()

@@ -6,6 +6,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -143,6 +144,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Message llm.Message `json:"message"`
 		}{e.Type, e.Message})
 	case MessageUpdate:
+		if b, ok := e.appendDeltaUpdate(nil); ok {
+			return b, nil
+		}
 		return llm.Marshal(struct {
 			Type           string              `json:"type"`
 			Usage          llm.Usage           `json:"usage"`
@@ -258,4 +262,31 @@ func rawOrEmpty(r json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return r
+}
+
+// appendDeltaUpdate writes a delta message_update without reflection: it
+// is the one record type whose volume scales with the answer.
+func (e Event) appendDeltaUpdate(dst []byte) ([]byte, bool) {
+	ev := e.AssistantEvent
+	if ev == nil {
+		return nil, false
+	}
+	switch ev.Type {
+	case llm.EventTextDelta, llm.EventThinkingDelta, llm.EventToolCallDelta:
+	default:
+		return nil, false
+	}
+	u, err := llm.Marshal(e.Usage)
+	if err != nil {
+		return nil, false
+	}
+	dst = append(dst, `{"type":"message_update","usage":`...)
+	dst = append(dst, u...)
+	dst = append(dst, `,"assistantMessageEvent":{"type":"`...)
+	dst = append(dst, ev.Type...)
+	dst = append(dst, `","contentIndex":`...)
+	dst = strconv.AppendInt(dst, int64(ev.ContentIndex), 10)
+	dst = append(dst, `,"delta":`...)
+	dst = llm.AppendJSONString(dst, ev.Delta)
+	return append(dst, '}', '}'), true
 }

@@ -4,6 +4,7 @@ package jsonl
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"sync"
 	"time"
@@ -28,8 +29,16 @@ func NewWriter(w io.Writer) *Writer {
 }
 
 // Write encodes v as one line. urgent records are flushed immediately.
+// Values with their own MarshalJSON (events) are written as it returns
+// them, without the encoder's second validation pass.
 func (w *Writer) Write(v any, urgent bool) error {
-	b, err := llm.Marshal(v)
+	var b []byte
+	var err error
+	if m, ok := v.(json.Marshaler); ok {
+		b, err = m.MarshalJSON()
+	} else {
+		b, err = llm.Marshal(v)
+	}
 	if err != nil {
 		return err
 	}

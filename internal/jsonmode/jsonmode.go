@@ -6,11 +6,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/jsonl"
 )
+
+// coalesceWindow bounds how long a token delta may wait to be merged with
+// the next one of the same block.
+const coalesceWindow = 16 * time.Millisecond
 
 // Run writes the session header, then every event of the inputs' runs.
 // A failed or aborted reply does not change the exit status.
@@ -22,11 +27,11 @@ func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stder
 			return 1
 		}
 	}
-	unsub := rt.Subscribe(func(e agent.Event) {
-		_ = w.Write(e, e.Type != agent.MessageUpdate)
-	})
+	co := agent.NewCoalescer(coalesceWindow, func(e agent.Event) { _ = w.Write(e, e.Type != agent.MessageUpdate) })
+	unsub := rt.Subscribe(co.Push)
 	defer unsub()
 	err := rt.RunPrompts(ctx, inputs)
+	co.Flush()
 	w.Flush()
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
@@ -84,7 +85,8 @@ func (nullData) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 // returns the exit code.
 func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, export func(*app.Runtime, string) (string, error)) int {
 	s := &Server{rt: rt, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: export}
-	unsub := rt.Subscribe(func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
+	co := agent.NewCoalescer(16*time.Millisecond, func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
+	unsub := rt.Subscribe(co.Push)
 	defer unsub()
 	rt.SetApprover(s)
 
@@ -104,6 +106,7 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 	// Closing stdin is an orderly shutdown: let started work finish.
 	s.runs.Wait()
 	rt.Agent().WaitIdle()
+	co.Flush()
 	s.out.Flush()
 	return 0
 }
