@@ -195,6 +195,17 @@ func (p *Scanner) String() (string, bool) {
 		return "", false
 	}
 	start := p.i + 1
+	// Short strings (keys, ids) end before a call to IndexByte pays off.
+	for k := start; k < len(p.s) && k < start+24; k++ {
+		c := p.s[k]
+		if c == '"' {
+			p.i = k + 1
+			return p.s[start:k], true
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+	}
 	j := strings.IndexByte(p.s[start:], '"')
 	if j < 0 {
 		return "", false

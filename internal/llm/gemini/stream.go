@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,26 +12,14 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/llm/sse"
 )
 
 // chunk is one GenerateContentResponse of the stream.
 type chunk struct {
-	Candidates []struct {
-		Content struct {
-			Parts []part `json:"parts"`
-		} `json:"content"`
-		FinishReason  string `json:"finishReason"`
-		FinishMessage string `json:"finishMessage"`
-	} `json:"candidates"`
-	UsageMetadata *struct {
-		PromptTokenCount        int `json:"promptTokenCount"`
-		CandidatesTokenCount    int `json:"candidatesTokenCount"`
-		ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
-		CachedContentTokenCount int `json:"cachedContentTokenCount"`
-	} `json:"usageMetadata"`
-	ModelVersion   string `json:"modelVersion"`
-	ResponseID     string `json:"responseId"`
+	Candidates     []candidate    `json:"candidates"`
+	UsageMetadata  *usageMetadata `json:"usageMetadata"`
+	ModelVersion   string         `json:"modelVersion"`
+	ResponseID     string         `json:"responseId"`
 	PromptFeedback *struct {
 		BlockReason string `json:"blockReason"`
 	} `json:"promptFeedback"`
@@ -39,6 +28,21 @@ type chunk struct {
 		Message string `json:"message"`
 		Status  string `json:"status"`
 	} `json:"error"`
+}
+
+type candidate struct {
+	Content struct {
+		Parts []part `json:"parts"`
+	} `json:"content"`
+	FinishReason  string `json:"finishReason"`
+	FinishMessage string `json:"finishMessage"`
+}
+
+type usageMetadata struct {
+	PromptTokenCount        int `json:"promptTokenCount"`
+	CandidatesTokenCount    int `json:"candidatesTokenCount"`
+	ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+	CachedContentTokenCount int `json:"cachedContentTokenCount"`
 }
 
 type part struct {
@@ -65,15 +69,19 @@ type streamState struct {
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
 	st := &streamState{b: b, cur: -1}
 	var fail *llm.ProviderError
-	err := llm.ReadEvents(body, func(ev sse.Event) bool {
-		data := strings.TrimSpace(ev.Data)
-		if data == "" {
+	var fast fastDecoder
+	var ch chunk
+	err := llm.ReadEventsRaw(body, func(_ string, data []byte) bool {
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
 			return true
 		}
-		var ch chunk
-		if err := json.Unmarshal([]byte(data), &ch); err != nil {
-			fail = llm.MalformedError("Gemini chunk", err, data)
-			return false
+		if !fast.decode(data, &ch) {
+			ch = chunk{}
+			if err := json.Unmarshal(data, &ch); err != nil {
+				fail = llm.MalformedError("Gemini chunk", err, string(data))
+				return false
+			}
 		}
 		if ch.Error != nil {
 			typ := ch.Error.Status
@@ -115,10 +123,13 @@ func (st *streamState) closeCurrent() {
 
 func (st *streamState) apply(ch *chunk) {
 	b := st.b
-	if ch.ResponseID != "" && b.Message().ResponseID == "" {
-		b.SetResponseID(ch.ResponseID)
+	msg := b.Message()
+	if ch.ResponseID != "" && msg.ResponseID == "" {
+		b.SetResponseID(strings.Clone(ch.ResponseID))
 	}
-	b.SetResponseModel(ch.ModelVersion)
+	if ch.ModelVersion != "" && msg.ResponseModel == "" && ch.ModelVersion != msg.Model {
+		b.SetResponseModel(strings.Clone(ch.ModelVersion))
+	}
 	if u := ch.UsageMetadata; u != nil {
 		// promptTokenCount includes the cached part; thoughts are billed as output.
 		b.SetUsage(llm.Usage{
