@@ -204,6 +204,9 @@ func walkTree(root string, visit func(e walkEntry) error) error {
 	conf := fastwalk.Config{Follow: false, NumWorkers: fastwalk.DefaultNumWorkers()}
 	err := fastwalk.Walk(&conf, root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if errors.Is(err, errStopWalk) {
+				return err // fastwalk reports a callback's error back for the directory
+			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
