@@ -69,11 +69,6 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		return s.whole(ctx, resp.Body)
 	}
 	err = llm.ReadEventsRaw(resp.Body, s.handle)
-	if s.stopped {
-		// Read the few bytes after message_stop so the connection goes
-		// back to the pool for the next turn instead of being closed.
-		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
-	}
 	switch {
 	case s.failure != nil:
 		return b.Fail(s.failure)
