@@ -161,7 +161,7 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 	if m.hasThinking {
 		ruleRole = thinkingRole(string(m.thinking))
 	}
-	if strings.HasPrefix(strings.TrimSpace(m.ed.Value()), "!") {
+	if m.ed.BangMode() {
 		ruleRole = "bashMode"
 	}
 	rule := th.Fg(ruleRole, strings.Repeat("─", w))

@@ -391,6 +391,17 @@ func (e *Editor) historyMove(dir int) {
 	e.lastEdit = editOther
 }
 
+// BangMode reports whether the prompt starts with "!" (the rule colour
+// shows shell mode); it looks at the first line only.
+func (e *Editor) BangMode() bool {
+	for _, r := range e.buf.lines[0] {
+		if r != ' ' {
+			return r == '!'
+		}
+	}
+	return false
+}
+
 // Bang reports a shell escape: "!cmd" runs and adds its output to the
 // context, "!!cmd" runs without adding it.
 func Bang(text string) (cmd string, excludeFromContext, ok bool) {

@@ -135,6 +135,14 @@ func (d *Doc) fenceLine(line string) {
 	}
 }
 
+// DropCache frees the rendered lines; the next Lines renders again.
+func (d *Doc) DropCache() {
+	for i := range d.done {
+		d.done[i].lines = nil
+	}
+	d.tail, d.tailSrc = nil, -1
+}
+
 // Lines renders the document at width: cached chunks plus the tail.
 func (d *Doc) Lines(width int) []string {
 	if width != d.width {

@@ -52,6 +52,9 @@ type item struct {
 	cacheW, cacheV int
 	cacheFlags     uint8
 	lines          []string
+	// h is the line count at width hw; it survives cache eviction so the
+	// scrollbar estimate stays exact for blocks rendered once.
+	h, hw int
 }
 
 func (it *item) touch() { it.version++ }
@@ -62,6 +65,21 @@ type renderCtx struct {
 	hideThinking  bool
 	outputPad     int
 	collapsedMax  int
+	// gen counts re-renders, so derived totals (Scroll) know when to recompute.
+	gen int
+	// cached counts items holding rendered lines, to trigger eviction.
+	cached int
+}
+
+// dropCache frees an item's rendered lines (and its markdown chunk cache).
+func (it *item) dropCache(c *renderCtx) {
+	if it.lines != nil {
+		it.lines = nil
+		c.cached--
+	}
+	if it.doc != nil && it.done {
+		it.doc.DropCache()
+	}
 }
 
 func (c *renderCtx) flags() uint8 {
@@ -80,10 +98,15 @@ func (it *item) render(c *renderCtx, width int) []string {
 	if it.lines != nil && it.cacheW == width && it.cacheV == it.version && it.cacheFlags == c.flags() {
 		return it.lines
 	}
+	c.gen++
+	if it.lines == nil {
+		c.cached++
+	}
 	it.lines = it.draw(c, width)
 	if it.lines == nil {
 		it.lines = []string{}
 	}
+	it.h, it.hw = len(it.lines), width
 	it.cacheW, it.cacheV, it.cacheFlags = width, it.version, c.flags()
 	return it.lines
 }
@@ -96,7 +119,13 @@ func (it *item) draw(c *renderCtx, width int) []string {
 	case KindUser:
 		return boxed(th, "userMessageBg", "userMessageText", wrapPlain(it.text, inner-2), width)
 	case KindText:
-		return indent(pad, it.doc.Lines(inner))
+		lines := indent(pad, it.doc.Lines(inner))
+		if it.done {
+			// The item caches the final lines; the chunk cache would be a
+			// second copy.
+			it.doc.DropCache()
+		}
+		return lines
 	case KindThinking:
 		if c.hideThinking {
 			return []string{pad + th.Fg("thinkingText", theme.Italic("Thinking…"))}

@@ -89,6 +89,7 @@ func (t *Transcript) SetThinkingHidden(v bool) { t.ctx.hideThinking = v }
 // Clear drops every block (new session, resume, tree navigation).
 func (t *Transcript) Clear() {
 	t.items, t.current, t.committed = nil, nil, 0
+	t.ctx.cached = 0
 	t.tools = map[string]*item{}
 	t.vp = viewport{follow: true}
 }
@@ -375,7 +376,7 @@ func (t *Transcript) TakeCommitted(width int) []string {
 		it := t.items[t.committed]
 		out = append(out, "")
 		out = append(out, it.render(&t.ctx, width)...)
-		it.lines = nil // printed once: free the cache
+		it.dropCache(&t.ctx) // printed once: never drawn again
 		t.committed++
 	}
 	return out

@@ -17,7 +17,9 @@ type viewport struct {
 	matches        []match
 	current        int
 	query          string
-	lastTotalGuess int
+	// scroll caches Scroll's answer for an unchanged transcript and position.
+	scrollKey [6]int
+	scrollVal [3]int
 }
 
 type match struct{ item, line int }
@@ -71,7 +73,26 @@ func (t *Transcript) View(width, height int) []string {
 	for len(out) < height {
 		out = append(out, "")
 	}
+	t.evict()
 	return out
+}
+
+// evictKeep is how many blocks around the view keep their rendered lines.
+const evictKeep = 100
+
+// evict frees the rendered lines of blocks far from the view once too
+// many are cached, so memory stays bounded on long sessions; they render
+// again if scrolled back into view.
+func (t *Transcript) evict() {
+	if t.ctx.cached <= 2*evictKeep {
+		return
+	}
+	lo, hi := t.vp.anchor-evictKeep, t.vp.anchor+evictKeep
+	for i, it := range t.items {
+		if (i < lo || i > hi) && it.lines != nil {
+			it.dropCache(&t.ctx)
+		}
+	}
 }
 
 // rowsFrom counts rows from (i, k), stopping once limit is reached.
@@ -193,10 +214,17 @@ func (t *Transcript) NextPrompt() {
 // rows in it, and the (estimated) total. Blocks never rendered at this
 // width count with the average height of those that were.
 func (t *Transcript) Scroll() (above, visible, total int) {
+	key := [6]int{t.ctx.gen, len(t.items), t.vp.anchor, t.vp.off, t.vp.width, t.vp.height}
+	if key == t.vp.scrollKey {
+		return t.vp.scrollVal[0], t.vp.scrollVal[1], t.vp.scrollVal[2]
+	}
+	defer func() {
+		t.vp.scrollKey, t.vp.scrollVal = key, [3]int{above, visible, total}
+	}()
 	known, knownN := 0, 0
 	for _, it := range t.items {
-		if it.lines != nil && it.cacheW == t.vp.width {
-			known += 1 + len(it.lines)
+		if it.hw == t.vp.width {
+			known += 1 + it.h
 			knownN++
 		}
 	}
@@ -206,8 +234,8 @@ func (t *Transcript) Scroll() (above, visible, total int) {
 	}
 	h := func(i int) int {
 		it := t.items[i]
-		if it.lines != nil && it.cacheW == t.vp.width {
-			return 1 + len(it.lines)
+		if it.hw == t.vp.width {
+			return 1 + it.h
 		}
 		return avg
 	}
