@@ -11,12 +11,12 @@ import (
 // line, so nothing needs the height of every block; only blocks on screen
 // (or scrolled past) are rendered.
 type viewport struct {
-	follow         bool // stick to the end, following new output
-	anchor, off    int  // top row: item index and line within it (0 = separator)
-	width, height  int
-	matches        []match
-	current        int
-	query          string
+	follow        bool // stick to the end, following new output
+	anchor, off   int  // top row: item index and line within it (0 = separator)
+	width, height int
+	matches       []match
+	current       int
+	query         string
 	// scroll caches Scroll's answer for an unchanged transcript and position.
 	scrollKey [6]int
 	scrollVal [3]int
