@@ -193,9 +193,9 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return runtimeCall(func() resultMsg {
 			q := rt.Dequeue()
 			if len(q) == 0 {
-				return resultMsg{}
+				return resultMsg{dequeued: true}
 			}
-			return resultMsg{editor: strings.Join(q, "\n\n"), hasText: true}
+			return resultMsg{editor: strings.Join(q, "\n\n"), hasText: true, dequeued: true}
 		}), true
 	case m.is("app.session.new", k):
 		c, _ := m.command("new", "")

@@ -29,11 +29,12 @@ type (
 	}
 	// resultMsg reports the outcome of a runtime call made in a Cmd.
 	resultMsg struct {
-		notice  string
-		err     error
-		reload  bool   // redraw the transcript from ContextMessages
-		editor  string // text to put in the editor
-		hasText bool
+		notice   string
+		err      error
+		reload   bool   // redraw the transcript from ContextMessages
+		editor   string // text to put in the editor
+		hasText  bool
+		dequeued bool // the queue was emptied into the editor
 	}
 	tickMsg   struct{}
 	statusMsg string
@@ -189,6 +190,9 @@ func (m *Model) Init() tea.Cmd {
 	if !m.opts.DisableTick {
 		cmds = append(cmds, tick())
 	}
+	if m.opts.OpenResume {
+		cmds = append(cmds, m.openResume())
+	}
 	if p := strings.TrimSpace(m.opts.InitialPrompt); p != "" {
 		cmds = append(cmds, func() tea.Msg { return submitMsg{p} })
 	}
@@ -332,6 +336,9 @@ func (m *Model) applyResult(r resultMsg) {
 	}
 	if r.hasText {
 		m.ed.SetValue(r.editor)
+	}
+	if r.dequeued {
+		m.queued = nil
 	}
 	m.refreshInfo()
 }

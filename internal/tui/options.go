@@ -56,6 +56,7 @@ type Options struct {
 	// user asks to save; may be nil.
 	SaveSetting func(key string, value any) error
 
+	OpenResume    bool     // --resume: open the session picker at start
 	History       []string // prompt history, oldest first
 	InitialPrompt string   // submitted on start
 

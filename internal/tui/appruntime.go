@@ -1,0 +1,335 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/export"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tui/keymap"
+	"github.com/relay-agent/relay/internal/tui/theme"
+)
+
+// AppOptions mirror cli.InteractiveOptions, so the composition root can
+// hand them over field by field.
+type AppOptions struct {
+	Settings *settings.Settings
+	AgentDir string
+	Inputs   []app.Input
+	Resume   bool
+	Stdout   io.Writer
+	Version  string
+}
+
+// RunApp runs the UI on an app.Runtime with options taken from settings.
+func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
+	ar := &AppRuntime{Runtime: rt}
+	opts := OptionsFromSettings(o.Settings, o.AgentDir)
+	opts.Version = o.Version
+	opts.Output = o.Stdout
+	opts.OpenResume = o.Resume
+	if len(o.Inputs) > 0 {
+		opts.InitialPrompt = o.Inputs[0].Text
+	}
+	opts.OnCommand = ar.command
+	return Run(ctx, ar, opts)
+}
+
+// OptionsFromSettings maps settings, keybindings.json and theme files to
+// Options. Problems become start-up warnings, never failures.
+func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
+	if s == nil {
+		s = settings.Defaults()
+	}
+	o := Options{
+		Fullscreen:             s.TUIMode != "regular",
+		FullscreenScrollbar:    s.FullscreenScrollbar,
+		FullscreenWheelLines:   s.FullscreenWheelScrollLines.Lines,
+		QuietStartup:           s.QuietStartup.Quiet,
+		OutputPad:              s.OutputPad,
+		EditorPaddingX:         s.EditorPaddingX,
+		AutocompleteMaxVisible: s.AutocompleteMaxVisible,
+		ShowHardwareCursor:     s.ShowHardwareCursor || os.Getenv("RELAY_HARDWARE_CURSOR") == "1",
+		HideThinkingBlock:      s.HideThinkingBlock,
+		DoubleEscapeAction:     s.DoubleEscapeAction,
+		TreeFilterMode:         s.TreeFilterMode,
+		BranchSummarySkip:      s.BranchSummary.SkipPrompt,
+		CodeBlockIndent:        s.Markdown.CodeBlockIndent,
+		Hyperlinks:             s.Terminal.Hyperlinks.Set && s.Terminal.Hyperlinks.Value,
+		ExternalEditor:         s.ExternalEditorCommand(),
+		ThemeSetting:           s.Theme,
+		Terminal:               theme.Terminal{ColorFGBG: os.Getenv("COLORFGBG")},
+	}
+	load := func() (ReloadResult, error) {
+		var r ReloadResult
+		km, warns, err := keymap.Load(agentDir, keymap.DetectPlatform())
+		r.Keymap = km
+		r.Warnings = append(r.Warnings, warns...)
+		if err != nil {
+			r.Warnings = append(r.Warnings, err.Error())
+		}
+		themes, errs := theme.LoadDir(filepath.Join(agentDir, "themes"))
+		r.CustomThemes = map[string]*theme.Theme{}
+		for _, t := range themes {
+			r.CustomThemes[t.Name] = t
+		}
+		for _, e := range errs {
+			r.Warnings = append(r.Warnings, e.Error())
+		}
+		r.ThemeSetting = s.Theme
+		return r, nil
+	}
+	r, _ := load()
+	o.Keymap, o.KeymapWarnings, o.CustomThemes = r.Keymap, r.Warnings, r.CustomThemes
+	o.Reload = load
+	return o
+}
+
+// AppRuntime adapts *app.Runtime to Runtime.
+type AppRuntime struct {
+	*app.Runtime
+}
+
+var _ Runtime = (*AppRuntime)(nil)
+
+func (a *AppRuntime) Dequeue() []string {
+	steer, follow := a.Agent().ClearQueue()
+	var out []string
+	for _, m := range append(steer, follow...) {
+		out = append(out, agent.MessageText(m))
+	}
+	return out
+}
+
+func (a *AppRuntime) Bash(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
+	r, err := a.Runtime.Bash(ctx, command, exclude, onChunk)
+	return BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated}, err
+}
+
+func (a *AppRuntime) NewSession() error { return a.Runtime.NewSession("") }
+
+func (a *AppRuntime) Info() Info {
+	st := a.Stats()
+	s := a.Session()
+	in := Info{Cwd: s.Cwd(), SessionFile: st.SessionFile, SessionID: st.SessionID, SessionName: s.Name(),
+		InputTokens: st.Tokens.Input, OutputTokens: st.Tokens.Output, CacheRead: st.Tokens.CacheRead,
+		CacheWrite: st.Tokens.CacheWrite, Cost: st.Cost, Messages: st.TotalMessages}
+	if cu := st.ContextUsage; cu != nil {
+		in.ContextWindow = cu.ContextWindow
+		if cu.Tokens != nil {
+			in.ContextTokens = *cu.Tokens
+		}
+	} else if m := a.Model(); m != nil {
+		in.ContextWindow = m.ContextWindow
+	}
+	return in
+}
+
+func (a *AppRuntime) ListSessions(all bool) ([]SessionItem, error) {
+	s := a.Session()
+	dir := s.SessionDir()
+	if dir == "" {
+		return nil, errors.New("sessions are not saved in this run (--no-session)")
+	}
+	var infos []session.SessionInfo
+	var err error
+	if all {
+		infos, err = session.ListAll(filepath.Dir(dir))
+	} else {
+		infos, err = session.List(s.Cwd(), dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out := make([]SessionItem, 0, len(infos))
+	for _, in := range infos {
+		out = append(out, SessionItem{Path: in.Path, ID: in.ID, Name: in.Name, Cwd: in.Cwd, Created: in.Created,
+			Modified: in.Modified, Messages: in.MessageCount, FirstMessage: in.FirstMessage})
+	}
+	return out, nil
+}
+
+// DeleteSession moves the file to the trash with the `trash` command when
+// it is installed, and deletes it otherwise.
+func (a *AppRuntime) DeleteSession(path string) error {
+	if path == a.Session().SessionFile() {
+		return errors.New("the current session cannot be deleted")
+	}
+	if t, err := exec.LookPath("trash"); err == nil {
+		if out, err := exec.Command(t, path).CombinedOutput(); err != nil {
+			return fmt.Errorf("trash %s: %v: %s", path, err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	return os.Remove(path)
+}
+
+func (a *AppRuntime) RenameSession(path, name string) error {
+	if path == a.Session().SessionFile() {
+		return a.SetSessionName(name)
+	}
+	m, err := session.Open(path, "")
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	_, err = m.AppendSessionInfo(name)
+	return err
+}
+
+func (a *AppRuntime) ForkPoints() []ForkPoint {
+	var out []ForkPoint
+	for _, f := range a.ForkMessages() {
+		out = append(out, ForkPoint{EntryID: f.EntryID, Text: f.Text})
+	}
+	return out
+}
+
+func (a *AppRuntime) NavigateTree(ctx context.Context, targetID string, summarize bool, instructions string) (string, error) {
+	r, err := a.Runtime.NavigateTree(ctx, targetID, summarize, instructions)
+	return r.EditorText, err
+}
+
+func (a *AppRuntime) SetLabel(entryID, label string) error {
+	_, err := a.Session().AppendLabel(entryID, label)
+	return err
+}
+
+// Tree lists every entry with its one-line text, current label (and the
+// label's time), and whether it is on the active branch.
+func (a *AppRuntime) Tree() []TreeNode {
+	s := a.Session()
+	onPath := map[string]bool{}
+	for _, e := range s.Branch("") {
+		onPath[e.ID] = true
+	}
+	leaf := s.LeafID()
+	entries := s.Entries()
+	type lab struct {
+		text string
+		at   int
+	}
+	labels := map[string]lab{}
+	for i, e := range entries {
+		if l := e.Label(); l != nil {
+			if l.Label == nil || *l.Label == "" {
+				delete(labels, l.TargetID)
+			} else {
+				labels[l.TargetID] = lab{*l.Label, i}
+			}
+		}
+	}
+	out := make([]TreeNode, 0, len(entries))
+	for _, e := range entries {
+		n := TreeNode{ID: e.ID, ParentID: e.ParentID, Kind: e.Type, Timestamp: e.Time(), OnPath: onPath[e.ID], Leaf: e.ID == leaf}
+		if l, ok := labels[e.ID]; ok {
+			n.Label, n.LabelTime = l.text, entries[l.at].Time()
+		}
+		switch {
+		case e.Type == session.TypeMessage:
+			n.Kind = e.Role()
+			if m, err := e.Message(); err == nil && m != nil {
+				n.Text = firstLine(agent.MessageText(m))
+				if am, ok := m.(*llm.AssistantMessage); ok && strings.TrimSpace(am.Text()) == "" && len(am.ToolCalls()) > 0 {
+					n.HasTools = true
+					var names []string
+					for _, tc := range am.ToolCalls() {
+						names = append(names, tc.Name)
+					}
+					n.Text = "(" + strings.Join(names, ", ") + ")"
+				}
+			}
+		case e.Compaction() != nil:
+			n.Text = fmt.Sprintf("Compaction (%d tokens): %s", e.Compaction().TokensBefore, firstLine(e.Compaction().Summary))
+		case e.BranchSummary() != nil:
+			n.Text = "Branch summary: " + firstLine(e.BranchSummary().Summary)
+		case e.ModelChange() != nil:
+			n.Text = "model " + e.ModelChange().Provider + "/" + e.ModelChange().ModelID
+		case e.ThinkingLevelChange() != nil:
+			n.Text = "thinking " + e.ThinkingLevelChange().ThinkingLevel
+		case e.CustomMessage() != nil:
+			n.Text = e.CustomMessage().CustomType + ": " + firstLine(e.CustomMessage().Content.PlainText())
+		case e.Custom() != nil:
+			n.Text = e.Custom().CustomType
+		case e.SessionInfo() != nil && e.SessionInfo().Name != nil:
+			n.Text = "name: " + *e.SessionInfo().Name
+		case e.Label() != nil:
+			n.Text = "label"
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
+}
+
+// command implements the slash commands that need more than the Runtime
+// interface. The rest report that they are not available yet.
+func (a *AppRuntime) command(ctx context.Context, name, args string) (string, error) {
+	switch name {
+	case "export":
+		path, err := export.Session(a.Session(), args)
+		if err != nil {
+			return "", err
+		}
+		return "Exported to " + path, nil
+	case "import":
+		if args == "" {
+			return "", errors.New("usage: /import <session.jsonl>")
+		}
+		if err := a.SwitchSession(args); err != nil {
+			return "", err
+		}
+		return "Imported " + args, nil
+	case "share":
+		return a.share(ctx)
+	}
+	return "", fmt.Errorf("/%s is not available yet", name)
+}
+
+// share uploads an HTML export as a secret gist with the gh CLI.
+func (a *AppRuntime) share(ctx context.Context) (string, error) {
+	gh, err := exec.LookPath("gh")
+	if err != nil {
+		return "", errors.New("/share needs the GitHub CLI (gh)")
+	}
+	dir, err := os.MkdirTemp("", "relay-share-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	file, err := export.Session(a.Session(), filepath.Join(dir, "session.html"))
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, gh, "gist", "create", file).Output()
+	if err != nil {
+		return "", fmt.Errorf("gh gist create: %w", err)
+	}
+	url := strings.TrimSpace(string(out))
+	msg := "Shared as a secret gist: " + url
+	if v := os.Getenv("RELAY_SHARE_VIEWER_URL"); v != "" {
+		id := url[strings.LastIndexByte(url, '/')+1:]
+		msg += "\nViewer: " + strings.TrimRight(v, "/") + "/#" + id
+	}
+	return msg, nil
+}
