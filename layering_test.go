@@ -57,6 +57,7 @@ var layers = map[string]int{
 	"internal/textdiff":                0,
 	"internal/fuzzy":                   0,
 	"internal/deps":                    0,
+	"internal/changelog":               0,
 }
 
 func layerOf(pkg string) (int, bool) {
