@@ -2,27 +2,656 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
 )
 
 // Hook points for the Laya router (laya/auto). The runtime calls these at
-// fixed places; their bodies own the routing. Until a router is wired they
-// are pass-throughs.
+// fixed places; with no router wired they are pass-throughs.
 
-// routePrompt runs before a user prompt is sent (after the harness saw it).
-func (r *Runtime) routePrompt(ctx context.Context, text string) error { return nil }
+// LayaConfig resolves the router configuration from settings. The base
+// URL is laya.baseUrl, else LAYA_BASE_URL, else laya.md's 127.0.0.1:8737
+// (the Docker generation; settings.md's 8000 default belongs to the older
+// host-Python generation).
+func LayaConfig(st *settings.Settings, agentDir string) laya.Config {
+	l := st.Laya
+	base := l.BaseURL
+	if base == "" {
+		base = config.LayaBaseURLFromEnv()
+	}
+	if base == "" {
+		base = laya.DefaultBaseURL
+	}
+	return laya.Config{
+		Home: filepath.Join(agentDir, "laya"), BaseURL: base, APIKey: strings.TrimSpace(os.Getenv("LAYA_API_KEY")),
+		Registry: l.Models, Quota: l.Quota, Policy: l.Policy, MinConfidence: l.MinConfidence,
+		EscalateAfterFailures: l.EscalateAfterFailures, ToolRouting: l.ToolRouting, Telemetry: l.Telemetry,
+		Memory: l.Memory, Timeout: time.Duration(l.TimeoutMs) * time.Millisecond,
+	}
+}
+
+// EnableLaya wires laya/auto from settings: the router, --laya-policy
+// (policyFlag, "" = none) and, for interactive sessions with
+// laya.autostart, the background install of the Docker runtime (version is
+// relay's, for the image tag).
+func (r *Runtime) EnableLaya(st *settings.Settings, policyFlag string, interactive bool, version string) {
+	cfg := LayaConfig(st, r.cfg.AgentDir)
+	router := laya.New(cfg, r.cfg.Models)
+	if policyFlag != "" {
+		router.SetFlagProfile(policyFlag)
+	}
+	r.SetRouter(router)
+	r.setupDocker(st, cfg, interactive, version)
+}
+
+// SetRouter wires a router: laya/auto becomes a selectable model, the
+// laya_learn tool is registered, and routed runs are recorded.
+func (r *Runtime) SetRouter(router *laya.Router) {
+	ls := &layaState{router: router, models: r.cfg.Models}
+	r.laya = ls
+	r.cfg.Models = layaModels{Models: ls.models, ls: ls}
+	r.registerLearnTool()
+	r.Subscribe(func(e agent.Event) {
+		if e.Type == agent.AgentEnd && !e.WillRetry {
+			r.recordTelemetry()
+		}
+	})
+}
+
+// SetLayaPolicy is --laya-policy / /laya policy for this session.
+func (r *Runtime) SetLayaPolicy(profile string) error {
+	if r.laya == nil {
+		return fmt.Errorf("laya is not enabled")
+	}
+	return r.laya.router.SetSessionProfile(profile)
+}
+
+// Router returns the Laya router (nil when not wired).
+func (r *Runtime) Router() *laya.Router {
+	if r.laya == nil {
+		return nil
+	}
+	return r.laya.router
+}
+
+func (r *Runtime) layaAuto() (*layaState, bool) {
+	ls := r.laya
+	return ls, ls != nil && laya.IsAutoModel(r.Model())
+}
+
+// LayaStatus returns the status line ("laya balanced: bug_fix → fast
+// claude-haiku-4-5 • minimal (rules)", plus Docker progress) and the footer
+// text for the selected model ("laya/auto → claude-haiku-4-5 • minimal");
+// both are "" unless laya/auto is selected.
+func (r *Runtime) LayaStatus() (status, footer string) {
+	ls, ok := r.layaAuto()
+	if !ok {
+		return "", ""
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	status = ls.status
+	if ls.progress != "" {
+		if status != "" {
+			status += " · "
+		}
+		status += ls.progress
+	}
+	footer = laya.Footer(nil)
+	if ls.routed != nil {
+		footer = fmt.Sprintf("%s/%s → %s • %s", laya.Provider, laya.AutoID, ls.routed.ID, ls.routedLevel)
+	}
+	return status, footer
+}
+
+// LayaNotices returns the one-time messages (why Laya is not running, a
+// foreign server on the port) not shown yet.
+func (r *Runtime) LayaNotices() []string {
+	if r.laya == nil {
+		return nil
+	}
+	return r.laya.router.Notices()
+}
+
+// restoreTools puts back the tools toolRouting enforce deactivated.
+func (r *Runtime) restoreLayaTools(ls *layaState) {
+	ls.mu.Lock()
+	base := ls.baseline
+	ls.baseline = nil
+	ls.mu.Unlock()
+	if base != nil {
+		r.SetActiveTools(base)
+	}
+}
+
+// routePrompt runs before a user prompt is sent (after the harness saw it):
+// with laya/auto selected it assesses the request, applies the policy,
+// selects the model and, under toolRouting enforce, deactivates the tools
+// the request does not need.
+func (r *Runtime) routePrompt(ctx context.Context, text string) error {
+	ls := r.laya
+	if ls == nil {
+		return nil
+	}
+	r.restoreLayaTools(ls)
+	if !laya.IsAutoModel(r.Model()) || laya.IsHarnessText(text) {
+		return nil
+	}
+	a := ls.router.Assess(ctx, text)
+	st, err := ls.router.Plan(text, a)
+	if err != nil {
+		return err
+	}
+	active := r.ActiveTools()
+	deact := ls.router.UnneededTools(st, active)
+	if len(deact) > 0 {
+		drop := map[string]bool{}
+		for _, n := range deact {
+			drop[n] = true
+		}
+		var keep []string
+		for _, n := range active {
+			if !drop[n] {
+				keep = append(keep, n)
+			}
+		}
+		r.SetActiveTools(keep)
+	}
+	ls.mu.Lock()
+	if len(deact) > 0 {
+		ls.baseline = active
+	}
+	ls.pending = &pendingPlan{state: st, deactivated: deact}
+	ls.mu.Unlock()
+	return nil
+}
 
 // requestModel is the physical model and thinking level for the next
-// request (the selected model unless a router resolved a virtual one).
-func (r *Runtime) requestModel() (*llm.Model, llm.ThinkingLevel) { return r.Model(), r.ThinkingLevel() }
+// request: the selected model, or with laya/auto the routed one. The first
+// request of a task stores the router state on the branch and the hidden
+// [laya:plan] message after the user's message (persisted, so the prompt
+// cache prefix stays stable for the rest of the session); later requests
+// escalate after repeated failures or move to another provider after a
+// quota error.
+func (r *Runtime) requestModel() (*llm.Model, llm.ThinkingLevel) {
+	ls := r.laya
+	if ls == nil {
+		return r.Model(), r.ThinkingLevel()
+	}
+	if !laya.IsAutoModel(r.Model()) {
+		r.attachLessons(ls)
+		return r.Model(), r.ThinkingLevel()
+	}
+	m, level, err := r.route(ls)
+	ls.mu.Lock()
+	ls.routeErr = err
+	if err == nil {
+		ls.routed, ls.routedLevel = m, level
+	}
+	ls.mu.Unlock()
+	if err != nil {
+		// The virtual model's client reports err as a failed response.
+		return r.Model(), r.ThinkingLevel()
+	}
+	return m, level
+}
 
-// augmentRequest may add request-time messages (e.g. a hidden plan after
-// the latest user message). It must not modify msgs.
+func (r *Runtime) route(ls *layaState) (*llm.Model, llm.ThinkingLevel, error) {
+	sess := r.Session()
+	v := viewBranch(sess.Branch(""))
+	router := ls.router
+	if v.userText == "" {
+		return router.Direct()
+	}
+	st := v.state
+	var next *laya.State
+	var err error
+	newTask := st == nil || !v.current
+	switch {
+	case newTask:
+		ls.mu.Lock()
+		p := ls.pending
+		ls.pending = nil
+		ls.mu.Unlock()
+		var deact []string
+		if p != nil && p.state.Request == laya.ClipRequest(v.userText) {
+			next, deact = p.state, p.deactivated
+		} else {
+			// A steering or follow-up message: plan it now (no tool
+			// changes mid-run).
+			ctx, cancel := context.WithTimeout(context.Background(), laya.DefaultTimeout+laya.HealthTimeout)
+			a := router.Assess(ctx, v.userText)
+			cancel()
+			if next, err = router.Plan(v.userText, a); err != nil {
+				return nil, "", err
+			}
+		}
+		if !v.planned {
+			if _, err := sess.AppendCustom(laya.StateCustomType, laya.StateEntry{Provider: laya.Provider, ModelID: laya.AutoID, State: next}); err != nil {
+				return nil, "", err
+			}
+			text := router.PlanFor(next, deact)
+			if _, err := sess.AppendCustomMessage(laya.PlanCustomType, llm.StringContent(text), false,
+				map[string]any{"assessment": next.Assessment, "policy": next.Policy, "deactivated": deact}); err != nil {
+				return nil, "", err
+			}
+		}
+		st, next = next, nil
+	case v.lastFailed != nil:
+		next, err = router.Retry(st, v.lastFailed)
+	default:
+		next, err = router.Continue(st, v.failures, v.evidence)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if next != nil {
+		if _, err := sess.AppendCustom(laya.StateCustomType, laya.StateEntry{Provider: laya.Provider, ModelID: laya.AutoID, State: next}); err != nil {
+			return nil, "", err
+		}
+		st = next
+	}
+	router.Observe(st)
+	ls.mu.Lock()
+	ls.status = laya.StatusLine(st)
+	ls.mu.Unlock()
+	return router.Resolve(st)
+}
+
+// attachLessons adds a hidden [laya:lessons] message after a new user
+// request when the user picked a model and similar learned tasks carry
+// lessons.
+func (r *Runtime) attachLessons(ls *layaState) {
+	sess := r.Session()
+	v := viewBranch(sess.Branch(""))
+	ls.mu.Lock()
+	seen := v.userID == "" || v.userID == ls.lessonsFor
+	ls.lessonsFor = v.userID
+	ls.mu.Unlock()
+	if seen || v.lessoned {
+		return
+	}
+	if text := ls.router.Lessons(v.userText); text != "" {
+		_, _ = sess.AppendCustomMessage(laya.LessonsCustomType, llm.StringContent("[laya:lessons] "+text), false, nil)
+	}
+}
+
+// augmentRequest may add request-time messages. Laya's plan and lessons
+// are persisted on the branch instead (see requestModel), so the request
+// is passed through.
 func (r *Runtime) augmentRequest(msgs []llm.Message) []llm.Message { return msgs }
 
 // observeAssistant sees every finished assistant message.
 func (r *Runtime) observeAssistant(msg *llm.AssistantMessage) {}
 
-// observeToolResult sees every tool result.
+// observeToolResult sees every tool result. Laya counts failures from the
+// branch, so nothing is kept here.
 func (r *Runtime) observeToolResult(call *llm.ToolCall, res *llm.ToolResultMessage) {}
+
+// recordTelemetry writes one record when a routed run of the current task
+// ends.
+func (r *Runtime) recordTelemetry() {
+	ls, ok := r.layaAuto()
+	if !ok {
+		return
+	}
+	v := viewBranch(r.Session().Branch(""))
+	st := v.state
+	if st == nil || v.userText == "" || !v.current {
+		return
+	}
+	rec := laya.TelemetryRecord{TaskID: st.TaskID, Timestamp: r.cfg.Now().UTC().Format(time.RFC3339Nano), Request: st.Request,
+		Classification: laya.NewClassification(st.Assessment),
+		Policy:         laya.TelemetryPolicy{Profile: st.Profile, RequiredTier: st.Policy.RequiredTier.String(), Rules: st.Policy.Rules},
+		Result:         laya.RunResult{Outcome: "completed", Attempts: st.Attempts, Escalations: st.Escalations},
+	}
+	p, id, _ := laya.SplitRef(st.Model)
+	rec.Selected = laya.Selected{Provider: p, Model: id, Tier: st.Tier.String(), ThinkingLevel: string(st.ThinkingLevel)}
+	calls := map[string]*llm.ToolCall{}
+	seenModel := map[string]bool{}
+	var lastTS int64
+	for _, m := range v.since {
+		switch m := m.(type) {
+		case *llm.AssistantMessage:
+			rec.Usage.Tokens += m.Usage.Input + m.Usage.Output + m.Usage.CacheRead + m.Usage.CacheWrite
+			rec.Usage.Cost += m.Usage.Cost.Total
+			ref := m.Provider + "/" + m.Model
+			if m.Provider != "" && !seenModel[ref] {
+				seenModel[ref] = true
+				rec.Usage.Models = append(rec.Usage.Models, ref)
+			}
+			for _, tc := range m.ToolCalls() {
+				calls[tc.ID] = tc
+			}
+			switch m.StopReason {
+			case llm.StopError:
+				rec.Result.Outcome = "error"
+			case llm.StopAborted:
+				rec.Result.Outcome = "aborted"
+			default:
+				rec.Result.Outcome = "completed"
+			}
+			lastTS = m.Timestamp
+		case *llm.ToolResultMessage:
+			if m.IsError {
+				rec.Result.ToolFailures++
+			}
+			if tc := calls[m.ToolCallID]; tc != nil && tc.Name == "bash" {
+				var args struct {
+					Command string `json:"command"`
+				}
+				if json.Unmarshal(tc.Arguments, &args) == nil && laya.IsCheckCommand(args.Command) {
+					ok := !m.IsError
+					rec.Result.TestsPassed = &ok
+				}
+			}
+		}
+	}
+	if rec.Usage.Models == nil {
+		rec.Usage.Models = []string{}
+	}
+	if lastTS > 0 && v.userTime > 0 {
+		rec.Usage.DurationMs = lastTS - v.userTime
+	}
+	rec.Result.Success = laya.RunSucceeded(rec.Result)
+	_ = ls.router.Record(rec)
+}
+
+// layaUsage lists the /laya subcommands.
+const layaUsage = "Usage: /laya [status|setup|start|stop|learn [session file]|train [--yes]|models|use <model>|policy <profile>|decisions [path]|seed [count] [path]|export [path]]"
+
+// LayaCommand runs /laya [sub] and returns the text to show. learn sends
+// the labeling request to the agent and returns when it has settled.
+func (r *Runtime) LayaCommand(ctx context.Context, args string) (string, error) {
+	ls := r.laya
+	if ls == nil {
+		return "", fmt.Errorf("laya is not enabled in this session")
+	}
+	fields := strings.Fields(args)
+	sub, rest := "status", []string(nil)
+	if len(fields) > 0 {
+		sub, rest = fields[0], fields[1:]
+	}
+	path := func(def string) string {
+		p := def
+		if len(rest) > 0 {
+			p = rest[len(rest)-1]
+		}
+		return config.ResolvePath(r.cfg.Cwd, p)
+	}
+	switch sub {
+	case "status":
+		return r.layaStatusText(), nil
+	case "setup", "start":
+		if ls.docker == nil {
+			return "", fmt.Errorf("relay manages a Laya container only for a local laya.baseUrl with laya.autostart on")
+		}
+		if err := ls.docker.Ensure(ctx); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Laya is running (%s, model %s).", ls.docker.ImageName(ctx), ls.docker.ActiveModel()), nil
+	case "stop":
+		if ls.docker == nil {
+			return "", fmt.Errorf("relay manages no Laya container in this configuration")
+		}
+		if err := ls.docker.Stop(ctx); err != nil {
+			return "", err
+		}
+		return "Stopped the relay-laya container; the next relay start runs it again.", nil
+	case "learn":
+		return r.layaLearn(ctx, strings.Join(rest, " "))
+	case "train":
+		return r.layaTrain(ctx, len(rest) > 0 && (rest[0] == "--yes" || rest[0] == "-y"))
+	case "models":
+		return r.layaModelsText(), nil
+	case "use":
+		if len(rest) != 1 {
+			return "", fmt.Errorf("usage: /laya use <model>")
+		}
+		if ls.docker == nil {
+			return "", fmt.Errorf("relay manages no Laya container in this configuration")
+		}
+		if err := ls.docker.Use(ctx, rest[0]); err != nil {
+			return "", err
+		}
+		return "Laya routes with " + rest[0] + " now.", nil
+	case "policy":
+		if len(rest) == 0 {
+			return "Laya policy: " + ls.router.Profile().Name, nil
+		}
+		if err := ls.router.SetSessionProfile(rest[0]); err != nil {
+			return "", err
+		}
+		return "Laya policy for this session: " + rest[0], nil
+	case "decisions":
+		p := path(filepath.Join(".laya", "decisions.json"))
+		b, err := laya.DecisionsFile()
+		if err != nil {
+			return "", err
+		}
+		if err := writeFile(p, b); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Wrote %d questions to %s.", len(laya.QuestionIDs()), p), nil
+	case "seed":
+		count := laya.DefaultSeedCount
+		if len(rest) > 0 {
+			var n int
+			if _, err := fmt.Sscanf(rest[0], "%d", &n); err == nil && fmt.Sprint(n) == rest[0] {
+				if n <= 0 {
+					return "", fmt.Errorf("seed count must be a positive integer")
+				}
+				count, rest = n, rest[1:]
+			} else if len(rest) > 1 {
+				return "", fmt.Errorf("seed count must be a positive integer")
+			}
+		}
+		p := path(filepath.Join(".laya", "data", "relay-seed.jsonl"))
+		if err := laya.WriteJSONL(p, laya.SeedRows(count)); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Wrote %d synthetic exercises to %s.", count, p), nil
+	case "export":
+		recs, err := laya.ReadTelemetry(laya.TelemetryPath(ls.router.Config().Home))
+		if err != nil {
+			return "", err
+		}
+		rows := laya.ExportRows(recs)
+		p := path(filepath.Join(".laya", "data", "relay-telemetry.jsonl"))
+		if err := laya.WriteJSONL(p, rows); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Wrote %d exercises from telemetry to %s.", len(rows), p), nil
+	}
+	return "", fmt.Errorf("unknown /laya command %q. %s", sub, layaUsage)
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// layaLearn is /laya learn [session file]: it numbers the tasks, activates
+// laya_learn and asks the agent to label them.
+func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
+	ls := r.laya
+	entries := r.Session().Branch("")
+	source := r.Session().SessionFile()
+	if source == "" {
+		source = r.Session().SessionID()
+	}
+	if file != "" {
+		p := config.ResolvePath(r.cfg.Cwd, file)
+		m, err := session.Load(p)
+		if err != nil {
+			return "", fmt.Errorf("read session %s: %w", p, err)
+		}
+		entries, source = m.Branch(""), p
+	}
+	tasks := laya.ExtractTasks(entries)
+	if len(tasks) == 0 {
+		return "No requests to learn from in this session.", nil
+	}
+	ls.mu.Lock()
+	ls.learn = &laya.LearnSession{Session: source, Tasks: tasks}
+	ls.learned = ""
+	ls.mu.Unlock()
+	active := r.ActiveTools()
+	has := false
+	for _, n := range active {
+		has = has || n == laya.LearnToolName
+	}
+	if !has {
+		r.SetActiveTools(append(active, laya.LearnToolName))
+	}
+	if err := r.Prompt(ctx, laya.LearnPrompt(tasks), nil); err != nil {
+		return "", err
+	}
+	ls.mu.Lock()
+	done := ls.learned
+	ls.mu.Unlock()
+	if done == "" {
+		return fmt.Sprintf("Sent %d tasks to the agent; nothing was saved yet.", len(tasks)), nil
+	}
+	return done, nil
+}
+
+// layaTrain is /laya train.
+func (r *Runtime) layaTrain(ctx context.Context, confirmed bool) (string, error) {
+	d := r.laya.docker
+	if d == nil {
+		return "", fmt.Errorf("training needs Docker and the Laya image: relay manages no Laya container in this configuration")
+	}
+	img := d.ImageName(ctx)
+	gpu := d.GPUAvailable(ctx, img)
+	if !gpu && !confirmed {
+		return "Training without an NVIDIA GPU can take an hour or more. Run /laya train --yes to start it.", nil
+	}
+	res, err := d.Train(ctx, gpu)
+	return trainReport(res, err), err
+}
+
+func (r *Runtime) layaModelsText() string {
+	ls := r.laya
+	var b strings.Builder
+	active := laya.ShippedModel
+	var reg laya.ModelRegistry
+	if ls.docker != nil {
+		active, reg = ls.docker.ActiveModel(), ls.docker.Registry()
+	}
+	mark := func(n string) string {
+		if n == active {
+			return " (active)"
+		}
+		return ""
+	}
+	fmt.Fprintf(&b, "Laya models:\n- %s: shipped%s\n", laya.ShippedModel, mark(laya.ShippedModel))
+	for _, m := range reg.Models {
+		test := ""
+		if m.Test != nil {
+			test = fmt.Sprintf(", test %.1f%% (base %.1f%%)", m.Test.Candidate.Accuracy()*100, m.Test.Current.Accuracy()*100)
+		}
+		fmt.Fprintf(&b, "- %s: from %s, %d session tasks%s, %s%s\n", m.Name, m.BasedOn, m.SessionTasks, test, m.Device, mark(m.Name))
+	}
+	rows, _ := laya.ReadDataset(laya.DatasetPath(ls.router.Config().Home))
+	bySource := map[string]int{}
+	for _, row := range rows {
+		bySource[row.Source]++
+	}
+	fmt.Fprintf(&b, "Exercises: %d session, %d synthetic\n", bySource[laya.SourceSession], bySource[laya.SourceSynthetic])
+	if ls.docker != nil {
+		if p := ls.docker.Training(); p != nil {
+			b.WriteString(p.String() + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (r *Runtime) layaStatusText() string {
+	ls := r.laya
+	router := ls.router
+	cfg := router.Config()
+	var b strings.Builder
+	selected := "not selected (use /model laya/auto)"
+	if laya.IsAutoModel(r.Model()) {
+		selected = "selected"
+	}
+	fmt.Fprintf(&b, "Laya (laya/auto %s)\n", selected)
+	fmt.Fprintf(&b, "Policy: %s\n", router.Profile().Name)
+	server := "keyword rules only"
+	if cfg.BaseURL != "" {
+		server = cfg.BaseURL
+	}
+	fmt.Fprintf(&b, "Server: %s", server)
+	if ls.docker != nil {
+		st, problem := ls.docker.State()
+		fmt.Fprintf(&b, " (container %s: %s", laya.ServerContainer, st)
+		if problem != "" {
+			fmt.Fprintf(&b, ": %s", problem)
+		}
+		fmt.Fprintf(&b, "; routing model %s)", ls.docker.ActiveModel())
+		if p := ls.docker.Training(); p != nil {
+			fmt.Fprintf(&b, "\n%s", p)
+		}
+	}
+	b.WriteString("\n")
+	if e := router.LastError(); e != "" {
+		fmt.Fprintf(&b, "Last classifier error: %s\n", e)
+	}
+	var refs []string
+	for _, c := range router.Candidates() {
+		refs = append(refs, c.Tier.String()+":"+c.Ref)
+	}
+	if len(refs) == 0 {
+		refs = []string{"none (log in to a provider or set laya.models)"}
+	}
+	fmt.Fprintf(&b, "Models with credentials: %s\n", strings.Join(refs, ", "))
+	var quota []string
+	seen := map[string]bool{}
+	for _, c := range router.Candidates() {
+		p := c.Model.Provider
+		if !seen[p] {
+			seen[p] = true
+			quota = append(quota, fmt.Sprintf("%s %.0f%%", p, router.Quota().Available(p)*100))
+		}
+	}
+	if len(quota) > 0 {
+		fmt.Fprintf(&b, "Quota: %s\n", strings.Join(quota, ", "))
+	}
+	mem := "off"
+	if m := router.Memory(); m != nil {
+		mem = fmt.Sprintf("%d learned tasks", m.Size())
+	}
+	fmt.Fprintf(&b, "Memory: %s\n", mem)
+	tel := "off"
+	if cfg.Telemetry {
+		tel = laya.TelemetryPath(cfg.Home)
+	}
+	fmt.Fprintf(&b, "Telemetry: %s\n", tel)
+	if st := router.Last(); st != nil {
+		fmt.Fprintf(&b, "Last plan: %s\n", laya.StatusLine(st))
+		if len(st.Policy.Rules) > 0 {
+			fmt.Fprintf(&b, "  rules: %s\n", strings.Join(st.Policy.Rules, ", "))
+		}
+		if len(st.Alternatives) > 0 {
+			fmt.Fprintf(&b, "  alternatives: %s\n", strings.Join(st.Alternatives, ", "))
+		}
+		for _, e := range st.Escalations {
+			fmt.Fprintf(&b, "  escalation: %s %s → %s\n", e.Reason, e.From, e.To)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,295 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/relay-agent/relay/internal/laya"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
+)
+
+// layaState is the runtime's side of laya/auto: the router, the plan made
+// for the prompt being sent, the tool baseline under toolRouting enforce,
+// the learn session and the Docker runtime.
+type layaState struct {
+	router *laya.Router
+	docker *laya.Docker // nil when relay does not manage a container
+	models Models       // the registry without the virtual model
+
+	mu          sync.Mutex
+	pending     *pendingPlan
+	baseline    []string // active tools before enforce deactivated some
+	routed      *llm.Model
+	routedLevel llm.ThinkingLevel
+	routeErr    error
+	status      string
+	progress    string // Docker install/training progress
+	lessonsFor  string // user entry id whose lessons were checked
+	learn       *laya.LearnSession
+	learned     string // the last laya_learn success text
+	training    bool
+}
+
+// pendingPlan is the plan routePrompt made for the prompt being sent.
+type pendingPlan struct {
+	state       *laya.State
+	deactivated []string
+}
+
+// branchView is what the router needs from the active branch.
+type branchView struct {
+	state      *laya.State // latest router state entry
+	current    bool        // state was stored after the latest user request
+	userText   string      // latest real user request
+	userID     string
+	userTime   int64
+	planned    bool // a laya.plan message follows the user request
+	lessoned   bool // a laya.lessons message follows it
+	failures   int  // failed tool results + verification requests since it
+	evidence   int  // verification requests since it
+	lastFailed *llm.AssistantMessage
+	since      []llm.Message // messages after the user request
+}
+
+// viewBranch scans the branch once.
+func viewBranch(entries []*session.Entry) branchView {
+	var v branchView
+	for _, e := range entries {
+		if c := e.Custom(); c != nil && c.CustomType == laya.StateCustomType {
+			var se laya.StateEntry
+			if json.Unmarshal(c.Data, &se) == nil && se.State != nil {
+				v.state, v.current = se.State, v.userID != ""
+			}
+			continue
+		}
+		if cm := e.CustomMessage(); cm != nil {
+			switch cm.CustomType {
+			case laya.PlanCustomType:
+				v.planned = true
+			case laya.LessonsCustomType:
+				v.lessoned = true
+			}
+			continue
+		}
+		m, _ := e.Message()
+		if m == nil {
+			continue
+		}
+		switch m := m.(type) {
+		case *llm.UserMessage:
+			text := m.Content.PlainText()
+			if laya.IsHarnessText(text) {
+				if strings.HasPrefix(strings.TrimSpace(text), "[harness:evidence]") {
+					v.failures++
+					v.evidence++
+				}
+				v.since = append(v.since, m)
+				continue
+			}
+			v = branchView{state: v.state, userText: text, userID: e.ID, userTime: m.Timestamp}
+		case *llm.ToolResultMessage:
+			if m.IsError {
+				v.failures++
+			}
+			v.since = append(v.since, m)
+		case *llm.AssistantMessage:
+			v.lastFailed = nil
+			if m.StopReason == llm.StopError {
+				v.lastFailed = m
+			}
+			v.since = append(v.since, m)
+		default:
+			v.since = append(v.since, m)
+		}
+	}
+	return v
+}
+
+// layaModels adds the virtual model to the registry the runtime sees. Its
+// client streams with the model the router chose last (compaction and
+// other requests made with the selected model), or reports why routing
+// failed.
+type layaModels struct {
+	Models
+	ls *layaState
+}
+
+func (m layaModels) Find(provider, id string) *llm.Model {
+	if provider == laya.Provider && id == laya.AutoID {
+		return laya.AutoModel()
+	}
+	return m.Models.Find(provider, id)
+}
+
+func (m layaModels) Available() []*llm.Model {
+	return append(m.Models.Available(), laya.AutoModel())
+}
+
+func (m layaModels) physical() (*llm.Model, llm.ThinkingLevel, error) {
+	m.ls.mu.Lock()
+	routed, level, err := m.ls.routed, m.ls.routedLevel, m.ls.routeErr
+	m.ls.mu.Unlock()
+	if err != nil {
+		return nil, "", err
+	}
+	if routed != nil {
+		return routed, level, nil
+	}
+	return m.ls.router.Direct()
+}
+
+func (m layaModels) Client(model *llm.Model) (llm.Client, error) {
+	if !laya.IsAutoModel(model) {
+		return m.Models.Client(model)
+	}
+	phys, _, err := m.physical()
+	if err != nil {
+		return failingClient{err}, nil
+	}
+	c, err := m.Models.Client(phys)
+	if err != nil {
+		return nil, err
+	}
+	return routedClient{inner: c, model: phys}, nil
+}
+
+func (m layaModels) Auth(ctx context.Context, model *llm.Model) (string, map[string]string, error) {
+	if !laya.IsAutoModel(model) {
+		return m.Models.Auth(ctx, model)
+	}
+	phys, _, err := m.physical()
+	if err != nil {
+		return "", nil, nil
+	}
+	return m.Models.Auth(ctx, phys)
+}
+
+// routedClient sends a request made with laya/auto to the physical model.
+type routedClient struct {
+	inner llm.Client
+	model *llm.Model
+}
+
+func (c routedClient) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
+	r := *req
+	r.Model = c.model
+	r.ThinkingLevel = c.model.ClampThinkingLevel(req.ThinkingLevel)
+	return c.inner.Stream(ctx, &r, emit)
+}
+
+// failingClient reports a routing error as a failed response.
+type failingClient struct{ err error }
+
+func (c failingClient) Stream(_ context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
+	return llm.NewMessageBuilder(req.Model, emit).Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: c.err.Error()})
+}
+
+// registerLearnTool adds laya_learn to the tool registry (not active: the
+// /laya learn command activates it).
+func (r *Runtime) registerLearnTool() {
+	ls := r.laya
+	t := &laya.LearnTool{
+		Home: ls.router.Config().Home, Now: r.cfg.Now,
+		Current: func() *laya.LearnSession {
+			ls.mu.Lock()
+			defer ls.mu.Unlock()
+			return ls.learn
+		},
+		Collect: func() []laya.Task { return laya.ExtractTasks(r.Session().Branch("")) },
+		OnSaved: func(res laya.MergeResult, train bool) string {
+			status := r.trainAfterLearn(train)
+			ls.mu.Lock()
+			ls.learned = fmt.Sprintf("Laya learned %d tasks (%d new, %d updated; %d session tasks in the dataset).", res.Added+res.Updated, res.Added, res.Updated, res.SessionTasks)
+			ls.mu.Unlock()
+			return status
+		},
+	}
+	if r.cfg.Tools != nil {
+		r.cfg.Tools.Replace(t)
+	}
+}
+
+// trainAfterLearn starts a background training after labels were saved,
+// when the Laya server runs; it returns the status line for the tool.
+func (r *Runtime) trainAfterLearn(train bool) string {
+	ls := r.laya
+	const memory = "The memory routes similar requests from the next one on."
+	if !train {
+		return memory
+	}
+	if ls.docker == nil {
+		return memory + " Not training: relay manages no Laya container (laya.autostart is off or laya.baseUrl is remote)."
+	}
+	if st, _ := ls.docker.State(); st != laya.StateReady {
+		return memory + " Not training: the Laya server is not installed yet (run /laya setup, then /laya train)."
+	}
+	ls.mu.Lock()
+	busy := ls.training
+	ls.training = true
+	ls.mu.Unlock()
+	if busy {
+		return memory + " A training is already running; run /laya train when it ends to include these tasks."
+	}
+	go func() {
+		defer func() { ls.mu.Lock(); ls.training = false; ls.mu.Unlock() }()
+		ctx := context.Background()
+		img := ls.docker.ImageName(ctx)
+		if !ls.docker.GPUAvailable(ctx, img) {
+			ls.router.Notice("Laya: training without an NVIDIA GPU can take an hour or more; run /laya train --yes to start it.")
+			return
+		}
+		res, err := ls.docker.Train(ctx, true)
+		ls.router.Notice(trainReport(res, err))
+	}()
+	return memory + " Training started in the background (relay-laya-train); /laya models shows its progress."
+}
+
+// trainReport is the one-line outcome of a training.
+func trainReport(res *laya.TrainResult, err error) string {
+	if err != nil {
+		return "Laya training failed: " + err.Error()
+	}
+	o := res.Outcome
+	s := "Laya trained " + res.Model
+	if o.Test != nil {
+		s += fmt.Sprintf(": held-out test %.1f%% (current %.1f%%)", o.Test.Candidate.Accuracy()*100, o.Test.Current.Accuracy()*100)
+	}
+	if o.Focus != nil {
+		s += fmt.Sprintf(", session tasks %d/%d right (before %d/%d)", o.Focus.Candidate.Correct, o.Focus.Candidate.N, o.Focus.Current.Correct, o.Focus.Current.N)
+	}
+	if res.Activated {
+		return s + "; it routes requests from now on."
+	}
+	return s + "; kept the current model (the new one answered more than 1% fewer test questions)."
+}
+
+// setupDocker creates the Docker runtime for a local laya.baseUrl with
+// laya.autostart, and installs it in the background for interactive
+// sessions (progress in the status line; one notice when Docker is
+// missing).
+func (r *Runtime) setupDocker(st *settings.Settings, cfg laya.Config, interactive bool, version string) {
+	ls := r.laya
+	if !st.Laya.Autostart || !laya.IsLocalURL(cfg.BaseURL) {
+		return
+	}
+	d := laya.NewDocker(cfg.Home, cfg.BaseURL, st.Laya.Image, version)
+	d.Progress = func(s string) {
+		ls.mu.Lock()
+		ls.progress = s
+		ls.mu.Unlock()
+	}
+	ls.docker = d
+	ls.router.SetServerBusy(d.Busy)
+	if interactive {
+		go func() {
+			if err := d.Ensure(context.Background()); err != nil {
+				ls.router.Notice(err.Error())
+			}
+		}()
+	}
+}

@@ -1,0 +1,451 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/laya"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/tool"
+)
+
+// layaCatalog has the default registry's anthropic and google models,
+// all with credentials, all answered by one fake client.
+type layaCatalog struct {
+	client *fakeClient
+	models []*llm.Model
+}
+
+func newLayaCatalog(fc *fakeClient, providers ...string) *layaCatalog {
+	c := &layaCatalog{client: fc}
+	keep := map[string]bool{}
+	for _, p := range providers {
+		keep[p] = true
+	}
+	for _, refs := range laya.DefaultRegistry() {
+		for _, ref := range refs {
+			p, id, _ := laya.SplitRef(ref)
+			if keep[p] {
+				c.models = append(c.models, &llm.Model{ID: id, Provider: p, API: "fake-api", Reasoning: true, ContextWindow: 200000, MaxTokens: 8000,
+					ThinkingLevelMap: map[string]*string{"xhigh": nil}})
+			}
+		}
+	}
+	return c
+}
+
+func (c *layaCatalog) Client(*llm.Model) (llm.Client, error) { return c.client, nil }
+func (c *layaCatalog) Auth(context.Context, *llm.Model) (string, map[string]string, error) {
+	return "key", nil, nil
+}
+func (c *layaCatalog) Find(p, id string) *llm.Model {
+	for _, m := range c.models {
+		if m.Provider == p && m.ID == id {
+			return m
+		}
+	}
+	return nil
+}
+func (c *layaCatalog) Available() []*llm.Model { return c.models }
+
+// failTool always fails, like an edit whose old text is not found.
+type failTool struct{}
+
+func (failTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "edit", Description: "edit", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (failTool) Execute(context.Context, json.RawMessage, func(tool.Result)) tool.Result {
+	return tool.Error("Could not find the exact text to replace")
+}
+
+type layaEnv struct {
+	rt   *Runtime
+	fc   *fakeClient
+	home string
+}
+
+func newLayaRuntime(t *testing.T, cfg laya.Config, replies ...reply) *layaEnv {
+	t.Helper()
+	fc := &fakeClient{replies: replies}
+	cat := newLayaCatalog(fc, "anthropic", "google")
+	agentDir := t.TempDir()
+	reg, _ := tool.NewRegistry(echoTool{}, failTool{})
+	rt, err := New(Config{Cwd: t.TempDir(), AgentDir: agentDir, Session: session.InMemory("/proj"), Models: cat, Model: laya.AutoModel(),
+		Tools: reg, ActiveTools: []string{"echo", "edit"}, NoContext: true,
+		Retry: agent.RetryPolicy{Enabled: true, MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Home = filepath.Join(agentDir, "laya")
+	if cfg.MinConfidence == 0 {
+		cfg.MinConfidence = 0.5
+	}
+	if cfg.EscalateAfterFailures == 0 {
+		cfg.EscalateAfterFailures = 3
+	}
+	cfg.Telemetry, cfg.Memory = true, true
+	rt.SetRouter(laya.New(cfg, cat))
+	return &layaEnv{rt: rt, fc: fc, home: cfg.Home}
+}
+
+func (e *layaEnv) prompt(t *testing.T, text string) {
+	t.Helper()
+	if err := e.rt.Prompt(context.Background(), text, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// routed returns "model • level" of request i.
+func (e *layaEnv) routed(i int) string {
+	r := e.fc.reqs[i]
+	return r.Model.ID + " • " + string(r.ThinkingLevel)
+}
+
+// planText is the last plan message of a request.
+func planText(req *llm.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if u, ok := req.Messages[i].(*llm.UserMessage); ok && strings.HasPrefix(u.Content.PlainText(), "[laya:plan]") {
+			return u.Content.PlainText()
+		}
+	}
+	return ""
+}
+
+// deadURL is a local address nothing listens on.
+func deadURL(t *testing.T) string {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u := srv.URL
+	srv.Close()
+	return u + "/v1"
+}
+
+func TestLayaRoutesWithRulesWhenClassifierIsDown(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"), say("done"), say("done"))
+	e.prompt(t, "Corrija o texto deste botão")
+	e.prompt(t, "Fix the race condition in workers")
+	e.prompt(t, "Fix the login token expiry")
+	want := []string{"claude-haiku-4-5 • minimal", "claude-opus-5-5 • high", "claude-opus-5-5 • medium"}
+	for i, w := range want {
+		if got := e.routed(i); got != w {
+			t.Errorf("request %d routed to %s, want %s", i, got, w)
+		}
+	}
+	// The plan follows the user's message and names the sensitive rule.
+	req := e.fc.reqs[2]
+	n := len(req.Messages)
+	if u, ok := req.Messages[n-2].(*llm.UserMessage); !ok || u.Content.PlainText() != "Fix the login token expiry" {
+		t.Fatalf("message before the plan: %#v", req.Messages[n-2])
+	}
+	plan := planText(req)
+	if !strings.Contains(plan, "- Sensitive area: authentication") || !strings.Contains(plan, "- Validation (required): review") {
+		t.Errorf("plan:\n%s", plan)
+	}
+	if strings.Contains(req.SystemPrompt, "[laya:plan]") {
+		t.Error("plan in the system prompt")
+	}
+	status, footer := e.rt.LayaStatus()
+	if status != "laya balanced: bug_fix → strong claude-opus-5-5 • medium (rules)" || footer != "laya/auto → claude-opus-5-5 • medium" {
+		t.Errorf("status %q footer %q", status, footer)
+	}
+	// Router state lives on the branch; the assistant names the physical model.
+	states := 0
+	for _, en := range e.rt.Session().Branch("") {
+		if c := en.Custom(); c != nil && c.CustomType == laya.StateCustomType {
+			var se laya.StateEntry
+			if err := json.Unmarshal(c.Data, &se); err != nil || se.Provider != "laya" || se.ModelID != "auto" || se.State == nil {
+				t.Errorf("state entry %s", c.Data)
+			}
+			states++
+		}
+	}
+	if states != 3 {
+		t.Errorf("%d state entries", states)
+	}
+	if a := e.rt.LastAssistant(); a.Provider != "anthropic" || a.Model != "claude-opus-5-5" {
+		t.Errorf("assistant %s/%s", a.Provider, a.Model)
+	}
+	recs, _ := laya.ReadTelemetry(laya.TelemetryPath(e.home))
+	if len(recs) != 3 || !recs[0].Result.Success || recs[0].Selected.Tier != "fast" || recs[2].Policy.Rules[0] != "authentication" {
+		t.Errorf("telemetry %+v", recs)
+	}
+	if e.rt.Router().LastError() == "" {
+		t.Error("no classifier error recorded")
+	}
+}
+
+// systemOne answers like a Laya server choosing balanced/low.
+func systemOne(t *testing.T, calls *int) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/health":
+			io.WriteString(w, `{"ok":true,"model":"/opt/laya/model"}`)
+		case "/v1/systemone":
+			*calls++
+			var body struct {
+				State     map[string]string          `json:"state"`
+				Questions map[string]json.RawMessage `json:"questions"`
+			}
+			json.NewDecoder(r.Body).Decode(&body)
+			if body.State["request"] == "" || len(body.Questions) != 18 || r.Header.Get("authorization") != "Bearer local" {
+				w.WriteHeader(422)
+				return
+			}
+			io.WriteString(w, answersJSON("feature", "balanced", "low"))
+		default:
+			w.WriteHeader(404)
+		}
+	}))
+}
+
+func answersJSON(typ, tier, effort string) string {
+	ans := map[string]any{
+		"task_type":       map[string]any{"type": "choice", "choice": typ, "probabilities": map[string]float64{typ: 0.9}, "confidence": 0.4},
+		"scope":           map[string]any{"type": "choice", "choice": "module", "probabilities": map[string]float64{"module": 0.8}, "confidence": 0.8},
+		"capability_tier": map[string]any{"type": "choice", "choice": tier, "probabilities": map[string]float64{tier: 0.85}, "confidence": 0.8},
+		"reasoning_effort": map[string]any{"type": "choice", "choice": effort, "probabilities": map[string]float64{effort: 0.8},
+			"confidence": 0.8},
+		"agent":                 map[string]any{"type": "choice", "choice": "frontend-engineer", "probabilities": map[string]float64{}, "confidence": 0.7},
+		"validation_level":      map[string]any{"type": "choice", "choice": "unit_test", "probabilities": map[string]float64{}, "confidence": 0.7},
+		"complexity":            map[string]any{"type": "score", "score": 2, "confidence": 0.7},
+		"risk":                  map[string]any{"type": "score", "score": 1, "confidence": 0.7},
+		"ambiguity":             map[string]any{"type": "score", "score": 0, "confidence": 0.7},
+		"reasoning_requirement": map[string]any{"type": "score", "score": 2, "confidence": 0.7},
+	}
+	for _, id := range laya.ToolRequirements {
+		ans[id] = map[string]any{"type": "noul", "noul": 0.2}
+	}
+	ans["requires_write"] = map[string]any{"type": "noul", "noul": 0.9}
+	ans["security_sensitive"] = map[string]any{"type": "noul", "noul": 0.1}
+	b, _ := json.Marshal(map[string]any{"answers": ans, "usage": map[string]int{"input_tokens": 300, "output_tokens": 18}})
+	return string(b)
+}
+
+func TestLayaRoutesWithTheClassifier(t *testing.T) {
+	calls := 0
+	srv := systemOne(t, &calls)
+	defer srv.Close()
+	e := newLayaRuntime(t, laya.Config{BaseURL: srv.URL + "/v1"}, say("done"))
+	e.prompt(t, "Add a dark mode toggle to the settings screen")
+	if calls != 1 {
+		t.Fatalf("%d classifier calls", calls)
+	}
+	if got := e.routed(0); got != "claude-sonnet-5-5 • low" {
+		t.Errorf("routed to %s", got)
+	}
+	status, _ := e.rt.LayaStatus()
+	if status != "laya balanced: feature → balanced claude-sonnet-5-5 • low" {
+		t.Errorf("status %q", status)
+	}
+	if e.rt.Router().LastError() != "" {
+		t.Errorf("error %s", e.rt.Router().LastError())
+	}
+}
+
+func TestLayaRoutesFromMemory(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"), say("done"))
+	labels := laya.RuleAssessment("Corrija o texto do botão Salvar na tela de pedidos").Labels()
+	labels["capability_tier"], labels["reasoning_effort"] = "balanced", "medium"
+	_, err := laya.MergeExercises(laya.DatasetPath(e.home), []laya.Exercise{{Request: "Corrija o texto do botão Salvar na tela de pedidos",
+		Labels: labels, Lesson: "The label comes from locales/pt-BR/orders.json, not the component; run npm run i18n:check."}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.prompt(t, "Corrija o texto do botão Salvar na tela de pedidos, está cortado")
+	if got := e.routed(0); got != "claude-sonnet-5-5 • medium" {
+		t.Errorf("routed to %s", got)
+	}
+	if status, _ := e.rt.LayaStatus(); !strings.HasSuffix(status, "(memory)") {
+		t.Errorf("status %q", status)
+	}
+	if plan := planText(e.fc.reqs[0]); !strings.Contains(plan, "locales/pt-BR/orders.json") {
+		t.Errorf("plan without the lesson:\n%s", plan)
+	}
+	// With a model the user picked, the lesson comes as a hidden message.
+	if err := e.rt.SetModel(e.rt.FindModel("anthropic", "claude-haiku-4-5")); err != nil {
+		t.Fatal(err)
+	}
+	e.prompt(t, "Corrija o texto do botão Salvar na tela de pedidos")
+	last := e.fc.reqs[1]
+	if last.Model.ID != "claude-haiku-4-5" {
+		t.Errorf("picked model not used: %s", last.Model.ID)
+	}
+	u := last.Messages[len(last.Messages)-1].(*llm.UserMessage).Content.PlainText()
+	if !strings.HasPrefix(u, "[laya:lessons]") || !strings.Contains(u, "100% similar") {
+		t.Errorf("lessons message %q", u)
+	}
+}
+
+func TestLayaEscalatesAfterFailedToolCalls(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)},
+		call("edit", `{}`), call("edit", `{}`), call("edit", `{}`), say("fixed"))
+	e.prompt(t, "Corrija o texto deste botão")
+	got := []string{e.routed(0), e.routed(1), e.routed(2), e.routed(3)}
+	want := []string{"claude-haiku-4-5 • minimal", "claude-haiku-4-5 • minimal", "claude-haiku-4-5 • minimal", "claude-sonnet-5-5 • minimal"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("routes %v", got)
+	}
+	st := e.rt.Router().Last()
+	if len(st.Escalations) != 1 || st.Escalations[0].Reason != laya.ReasonRepeatedFailure || st.Attempts != 2 || st.FailuresAtEscalation != 3 {
+		t.Errorf("state %+v", st)
+	}
+	recs, _ := laya.ReadTelemetry(laya.TelemetryPath(e.home))
+	if len(recs) != 1 || recs[0].Result.ToolFailures != 3 || recs[0].Result.Attempts != 2 || recs[0].Selected.Tier != "balanced" {
+		t.Errorf("telemetry %+v", recs)
+	}
+}
+
+func TestLayaMovesProviderOnRateLimit(t *testing.T) {
+	limited := func(_ *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
+		return b.Fail(&llm.ProviderError{Kind: llm.ErrRateLimit, Status: 429, Message: "429 rate limit exceeded"})
+	}
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, limited, say("done"))
+	e.prompt(t, "Fix the race condition in workers")
+	if len(e.fc.reqs) != 2 || e.routed(0) != "claude-opus-5-5 • high" || e.routed(1) != "gemini-3.1-pro-preview • high" {
+		t.Fatalf("routes %d: %s then %s", len(e.fc.reqs), e.routed(0), e.routed(1))
+	}
+	if st := e.rt.Router().Last(); st.Escalations[0].Reason != laya.ReasonProviderUnavailable {
+		t.Errorf("%+v", st.Escalations)
+	}
+}
+
+func TestLayaToolRoutingEnforce(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t), ToolRouting: laya.ToolRoutingEnforce}, say("answer"), say("done"))
+	e.prompt(t, "How is the session file locked across processes?")
+	if tools := e.fc.reqs[0].Tools; len(tools) != 1 || tools[0].Name != "echo" {
+		t.Errorf("question request tools %v", tools)
+	}
+	e.prompt(t, "Corrija o texto deste botão")
+	names := []string{}
+	for _, s := range e.fc.reqs[1].Tools {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, ",") != "echo,edit" {
+		t.Errorf("tools not restored: %v", names)
+	}
+}
+
+func TestLayaLearnCommand(t *testing.T) {
+	labels := laya.RuleAssessment("Corrija o texto deste botão").Labels()
+	labels["capability_tier"] = "balanced"
+	args, _ := json.Marshal(map[string]any{"exercises": []any{map[string]any{"task": 1, "labels": labels,
+		"lesson": "Button labels live in locales/pt-BR/orders.json."}}})
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)},
+		say("done"),
+		func(req *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
+			return call(laya.LearnToolName, string(args))(req, b)
+		},
+		say("| task | tier |\n|---|---|\n| 1 | balanced |"),
+		say("done"))
+	e.prompt(t, "Corrija o texto deste botão")
+	out, err := e.rt.LayaCommand(context.Background(), "learn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Laya learned 1 tasks (1 new") {
+		t.Errorf("learn reply %q", out)
+	}
+	learnReq := e.fc.reqs[1]
+	if u := learnReq.Messages[len(learnReq.Messages)-1].(*llm.UserMessage).Content.PlainText(); !strings.HasPrefix(u, "[laya:learn]") || !strings.Contains(u, "Corrija o texto deste botão") {
+		t.Errorf("learn prompt %q", u)
+	}
+	hasTool := false
+	for _, s := range learnReq.Tools {
+		hasTool = hasTool || s.Name == laya.LearnToolName
+	}
+	if !hasTool {
+		t.Error("laya_learn not active")
+	}
+	rows, _ := laya.ReadDataset(laya.DatasetPath(e.home))
+	if len(rows) != laya.DefaultSeedCount+1 || rows[len(rows)-1].Source != "session" || rows[len(rows)-1].ID != "s00001" {
+		t.Errorf("dataset: %d rows, last %+v", len(rows), rows[len(rows)-1])
+	}
+	// The learned labels route the same request now.
+	e.prompt(t, "Corrija o texto deste botão")
+	if got := e.routed(3); got != "claude-sonnet-5-5 • minimal" {
+		t.Errorf("after learning routed to %s", got)
+	}
+}
+
+func TestLayaCommands(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"))
+	e.prompt(t, "Fix the race condition in workers")
+	ctx := context.Background()
+	out, err := e.rt.LayaCommand(ctx, "")
+	if err != nil || !strings.Contains(out, "Policy: balanced") || !strings.Contains(out, "strong:anthropic/claude-opus-5-5") ||
+		!strings.Contains(out, "Last plan: laya balanced: bug_fix → strong claude-opus-5-5 • high (rules)") {
+		t.Errorf("status:\n%s %v", out, err)
+	}
+	if out, err := e.rt.LayaCommand(ctx, "policy economy"); err != nil || !strings.Contains(out, "economy") || e.rt.Router().Profile().Name != "economy" {
+		t.Errorf("policy %q %v", out, err)
+	}
+	if _, err := e.rt.LayaCommand(ctx, "policy cheap"); err == nil {
+		t.Error("accepted an unknown policy")
+	}
+	dir := t.TempDir()
+	if _, err := e.rt.LayaCommand(ctx, "decisions "+filepath.Join(dir, "d.json")); err != nil {
+		t.Fatal(err)
+	}
+	var dec struct {
+		Language  string                     `json:"language"`
+		Decisions map[string]json.RawMessage `json:"decisions"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "d.json"))
+	if json.Unmarshal(b, &dec) != nil || dec.Language != "auto" || len(dec.Decisions) != 18 || !strings.Contains(string(dec.Decisions["requires_git"]), `"noul"`) {
+		t.Errorf("decisions %s", b)
+	}
+	if out, err := e.rt.LayaCommand(ctx, "seed 20 "+filepath.Join(dir, "s.jsonl")); err != nil || !strings.Contains(out, "20 synthetic") {
+		t.Errorf("seed %q %v", out, err)
+	}
+	if _, err := e.rt.LayaCommand(ctx, "seed 0"); err == nil {
+		t.Error("seed 0 accepted")
+	}
+	if out, err := e.rt.LayaCommand(ctx, "export "+filepath.Join(dir, "t.jsonl")); err != nil || !strings.Contains(out, "Wrote 1 exercises") {
+		t.Errorf("export %q %v", out, err)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, "t.jsonl"))
+	if !strings.Contains(string(b), `"expected":{"capability_tier":"strong"},"source":"harness"`) {
+		t.Errorf("export rows %s", b)
+	}
+	if _, err := e.rt.LayaCommand(ctx, "frobnicate"); err == nil || !strings.Contains(err.Error(), "Usage: /laya") {
+		t.Errorf("unknown sub: %v", err)
+	}
+	if out, _ := e.rt.LayaCommand(ctx, "models"); !strings.Contains(out, "- v1: shipped (active)") {
+		t.Errorf("models %q", out)
+	}
+}
+
+func TestLayaModelSelectableAndResumable(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"))
+	if m := e.rt.FindModel("laya", "auto"); m == nil || !laya.IsAutoModel(m) {
+		t.Fatal("laya/auto not findable")
+	}
+	found := false
+	for _, m := range e.rt.AvailableModels() {
+		found = found || laya.IsAutoModel(m)
+	}
+	if !found {
+		t.Error("laya/auto not listed")
+	}
+	if e.rt.ThinkingLevel() != llm.ThinkingOff {
+		t.Errorf("laya/auto has level %s", e.rt.ThinkingLevel())
+	}
+	// A physical model selected: no routing, no state.
+	_ = e.rt.SetModel(e.rt.FindModel("google", "gemini-3.5-flash"))
+	e.prompt(t, "Fix the race condition in workers")
+	if e.fc.reqs[0].Model.ID != "gemini-3.5-flash" || planText(e.fc.reqs[0]) != "" {
+		t.Errorf("physical model routed")
+	}
+	if s, f := e.rt.LayaStatus(); s != "" || f != "" {
+		t.Errorf("status with a physical model: %q %q", s, f)
+	}
+}
