@@ -102,6 +102,7 @@ type Runtime struct {
 	bashCancel  context.CancelFunc
 	lastPrompt  time.Time
 	approver    Approver
+	laya        *layaState
 }
 
 // ErrNoModel is returned when a prompt is sent without a usable model.
