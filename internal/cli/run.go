@@ -17,6 +17,7 @@ import (
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/jsonmode"
+	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/printmode"
@@ -204,6 +205,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		return 1, err
 	}
 	defer rt.Close()
+	rt.EnableLaya(st, a.LayaPolicy, m == modeTUI, Version)
 	if hc != nil {
 		rt.RestoreHarness()
 	}
@@ -406,7 +408,9 @@ func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *model
 	}
 	var model *llm.Model
 	var thinking llm.ThinkingLevel
-	if a.Model != "" {
+	if laya.IsAuto(a.Model) {
+		model = laya.AutoModel()
+	} else if a.Model != "" {
 		res, err := reg.ResolveModel(a.Model, a.Provider, cliThinking)
 		if err != nil {
 			return nil, "", err
@@ -420,6 +424,9 @@ func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *model
 		c := sess.BuildSessionContext()
 		if c.Model != nil {
 			model = reg.Find(c.Model.Provider, c.Model.ModelID)
+			if model == nil && laya.IsAuto(c.Model.Provider+"/"+c.Model.ModelID) {
+				model = laya.AutoModel()
+			}
 		}
 		if l, ok := llm.ParseThinkingLevel(c.ThinkingLevel); ok && thinking == "" {
 			thinking = l
