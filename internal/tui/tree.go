@@ -65,6 +65,10 @@ func (m *Model) openTree() {
 		}
 	}
 	t.rebuild()
+	if len(t.rows) == 0 && t.filter != "all" {
+		m.tr.AddNotice("The session is empty")
+		return
+	}
 	// Start on the current leaf.
 	for r, row := range t.rows {
 		if t.nodes[row.node].Leaf {

@@ -1,0 +1,333 @@
+package tui_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/relay-agent/relay/internal/llm/llmtest"
+)
+
+// End-to-end tests: the built binary in tmux against the fake provider.
+// They are skipped when tmux is not installed.
+
+var (
+	e2eOnce sync.Once
+	e2eBin  string
+	e2eErr  error
+)
+
+func relayBinary(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	e2eOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "relaytui")
+		if err != nil {
+			e2eErr = err
+			return
+		}
+		e2eBin = filepath.Join(dir, "relay")
+		out, err := exec.Command("go", "build", "-o", e2eBin, "./testdata/relaytui").CombinedOutput()
+		if err != nil {
+			e2eErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if e2eErr != nil {
+		t.Fatal(e2eErr)
+	}
+	return e2eBin
+}
+
+type tmuxEnv struct {
+	t        *testing.T
+	bin      string
+	agentDir string
+	cwd      string
+	fake     *llmtest.Server
+	session  string
+}
+
+func newTmux(t *testing.T, script *llmtest.Script, settings map[string]any) *tmuxEnv {
+	t.Helper()
+	bin := relayBinary(t)
+	root := t.TempDir()
+	e := &tmuxEnv{t: t, bin: bin, agentDir: filepath.Join(root, "agent"), cwd: filepath.Join(root, "proj"),
+		fake: llmtest.NewServer(script), session: fmt.Sprintf("relaye2e%d", time.Now().UnixNano())}
+	t.Cleanup(e.fake.Close)
+	os.MkdirAll(e.agentDir, 0o755)
+	os.MkdirAll(e.cwd, 0o755)
+	os.WriteFile(filepath.Join(e.agentDir, "models.json"), []byte(fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, e.fake.URL)), 0o644)
+	if settings == nil {
+		settings = map[string]any{}
+	}
+	settings["retry"] = map[string]any{"baseDelayMs": 1, "maxRetries": 1}
+	b, _ := json.Marshal(settings)
+	os.WriteFile(filepath.Join(e.agentDir, "settings.json"), b, 0o644)
+	return e
+}
+
+func (e *tmuxEnv) env() []string {
+	return []string{"RELAY_CODING_AGENT_DIR=" + e.agentDir, "ANTHROPIC_API_KEY=test-key", "RELAY_OFFLINE=1",
+		"OPENAI_API_KEY=", "GEMINI_API_KEY=", "RELAY_CODING_AGENT_SESSION_DIR=", "TERM=xterm-256color", "COLORFGBG=15;0"}
+}
+
+// start launches relay in a detached tmux session and returns when the
+// editor is drawn; it reports how long that took.
+func (e *tmuxEnv) start(args ...string) time.Duration {
+	e.t.Helper()
+	cmd := "env " + strings.Join(quoteAll(e.env()), " ") + " " + e.bin + " " + strings.Join(quoteAll(args), " ")
+	begin := time.Now()
+	out, err := e.tmux("new-session", "-d", "-s", e.session, "-x", "100", "-y", "30", "-c", e.cwd, cmd).CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("tmux: %v %s", err, out)
+	}
+	e.t.Cleanup(func() { e.tmux("kill-server").Run() })
+	e.waitFor("────", 10*time.Second)
+	return time.Since(begin)
+}
+
+// tmux runs a tmux command on the test's own server (socket), so tests
+// never share or race on a server.
+func (e *tmuxEnv) tmux(args ...string) *exec.Cmd {
+	return exec.Command("tmux", append([]string{"-L", e.session, "-f", "/dev/null"}, args...)...)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return out
+}
+
+func (e *tmuxEnv) screen() string {
+	out, _ := e.tmux("capture-pane", "-p", "-t", e.session).Output()
+	return string(out)
+}
+
+func (e *tmuxEnv) waitFor(text string, d time.Duration) string {
+	e.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		s := e.screen()
+		if strings.Contains(s, text) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting for %q; screen:\n%s", text, s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// keys sends tmux key names ("Enter", "Escape", "C-c", "F2") or text.
+func (e *tmuxEnv) keys(keys ...string) {
+	e.t.Helper()
+	args := append([]string{"send-keys", "-t", e.session}, keys...)
+	if out, err := e.tmux(args...).CombinedOutput(); err != nil {
+		e.t.Fatalf("send-keys: %v %s", err, out)
+	}
+}
+
+func (e *tmuxEnv) text(s string) {
+	e.t.Helper()
+	if out, err := e.tmux("send-keys", "-t", e.session, "-l", s).CombinedOutput(); err != nil {
+		e.t.Fatalf("send-keys: %v %s", err, out)
+	}
+}
+
+// sessionFile returns the newest session file of the project.
+func (e *tmuxEnv) sessionFiles() []string {
+	files, _ := filepath.Glob(filepath.Join(e.agentDir, "sessions", "*", "*.jsonl"))
+	return files
+}
+
+func readEntries(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var m map[string]any
+		json.Unmarshal(sc.Bytes(), &m)
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestE2EPromptAndAnswer(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "Hello from **the fake** model.", ChunkSize: 3,
+		Usage: &llmtest.Usage{Input: 1200, Output: 20}}}}, nil)
+	took := e.start()
+	t.Logf("launch to editable prompt: %v", took)
+	e.text("say hello")
+	e.keys("Enter")
+	s := e.waitFor("Hello from the fake model.", 10*time.Second)
+	if !strings.Contains(s, "say hello") {
+		t.Errorf("prompt not shown:\n%s", s)
+	}
+	e.waitFor("↑1.2k", 5*time.Second)
+}
+
+func TestE2EToolTask(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{
+		{ToolCalls: []llmtest.Block{{Type: "toolCall", Name: "bash", Args: json.RawMessage(`{"command":"echo tool-ran-ok"}`)}}},
+		{Text: "The command ran."},
+	}}, nil)
+	e.start()
+	e.text("run it")
+	e.keys("Enter")
+	s := e.waitFor("The command ran.", 10*time.Second)
+	if !strings.Contains(s, "$ echo tool-ran-ok") || !strings.Contains(s, "tool-ran-ok") {
+		t.Errorf("tool block missing:\n%s", s)
+	}
+}
+
+func TestE2EAbortAndSteer(t *testing.T) {
+	slow := llmtest.Response{Text: strings.Repeat("slow words ", 200), ChunkSize: 4, Delay: llmtest.Duration(30 * time.Millisecond)}
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{slow, {Text: "after steer"}, slow}, Repeat: true}, nil)
+	e.start()
+	e.text("start")
+	e.keys("Enter")
+	e.waitFor("slow words", 10*time.Second)
+	e.text("please also check tests")
+	e.keys("Enter")
+	e.waitFor("queued: please also check tests", 5*time.Second)
+	e.keys("Escape")
+	e.waitFor("Aborted", 10*time.Second)
+	// The session file holds the aborted answer.
+	found := false
+	for _, f := range e.sessionFiles() {
+		for _, en := range readEntries(t, f) {
+			if m, ok := en["message"].(map[string]any); ok && m["stopReason"] == "aborted" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Error("no aborted message in the session file")
+	}
+}
+
+func TestE2ETreeBranch(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "answer one"}, {Text: "answer two"}, {Text: "answer three"}}}, nil)
+	e.start()
+	e.text("first question")
+	e.keys("Enter")
+	e.waitFor("answer one", 10*time.Second)
+	e.text("second question")
+	e.keys("Enter")
+	e.waitFor("answer two", 10*time.Second)
+	e.text("/tree")
+	e.keys("Escape", "Enter")
+	e.waitFor("Session tree", 5*time.Second)
+	e.keys("Up") // from the leaf (answer two) to "second question"
+	e.keys("Enter")
+	e.waitFor("Summarize the branch", 5*time.Second)
+	e.keys("Enter") // no summary
+	// The selected user message comes back to the editor.
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(e.screen(), "second question") || strings.Contains(e.screen(), "Session tree") {
+		if time.Now().After(deadline) {
+			t.Fatalf("tree navigation:\n%s", e.screen())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.keys("C-u") // clear the editor line
+	e.text("second question, reworded")
+	e.keys("Enter")
+	e.waitFor("answer three", 10*time.Second)
+	files := e.sessionFiles()
+	if len(files) != 1 {
+		t.Fatalf("session files %v", files)
+	}
+	parents := map[string]int{}
+	for _, en := range readEntries(t, files[0]) {
+		if m, ok := en["message"].(map[string]any); ok && m["role"] == "user" {
+			p, _ := en["parentId"].(string)
+			parents[p]++
+		}
+	}
+	branched := false
+	for _, n := range parents {
+		if n == 2 {
+			branched = true
+		}
+	}
+	if !branched {
+		t.Errorf("no two user messages share a parent: %v", parents)
+	}
+}
+
+func TestE2EResumeAndKeybindings(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "old answer"}, {Text: "new answer"}}}, nil)
+	// A first session made in print mode.
+	c := exec.Command(e.bin, "-p", "an older session prompt")
+	c.Dir, c.Env = e.cwd, append(os.Environ(), e.env()...)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("print mode: %v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(e.agentDir, "keybindings.json"),
+		[]byte(`{"app.session.resume":"f2","app.thinking.toggle":[],"app.session.tree":"ctrl+t","no.such.action":"x"}`), 0o644)
+	e.start()
+	e.waitFor(`unknown action "no.such.action"`, 5*time.Second)
+	e.keys("C-t")
+	e.waitFor("The session is empty", 5*time.Second) // ctrl+t now opens /tree
+	e.keys("F2")
+	e.waitFor("Resume session", 5*time.Second)
+	e.waitFor("an older session prompt", 5*time.Second)
+	e.text("older")
+	e.keys("Enter")
+	e.waitFor("Resumed an older session prompt", 5*time.Second)
+	if !strings.Contains(e.screen(), "old answer") {
+		t.Errorf("resumed transcript:\n%s", e.screen())
+	}
+}
+
+// TestE2ELargeSession opens a 10,000-message session and scrolls it.
+func TestE2ELargeSession(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{}, nil)
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	f, _ := os.Create(path)
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, `{"type":"session","version":3,"id":"0f0e0d0c-0b0a-4000-8000-000000000000","timestamp":"2026-01-01T00:00:00.000Z","cwd":%q}`+"\n", e.cwd)
+	parent := "null"
+	for i := 0; i < 10000; i++ {
+		id := fmt.Sprintf("%08x", i+1)
+		var msg string
+		if i%2 == 0 {
+			msg = fmt.Sprintf(`{"role":"user","content":"question number %d","timestamp":1767225600000}`, i)
+		} else {
+			msg = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"answer **%d** with `+"`code`"+`"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767225600000}`, i)
+		}
+		fmt.Fprintf(w, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":%s}`+"\n", id, parent, msg)
+		parent = `"` + id + `"`
+	}
+	w.Flush()
+	f.Close()
+	took := e.start("--session", path)
+	t.Logf("10,000-message session to editable prompt: %v", took)
+	e.waitFor("answer 9999", 10*time.Second)
+	e.keys("Home")
+	e.waitFor("question number 0", 10*time.Second)
+	e.keys("PageDown", "PageDown")
+	e.keys("End")
+	e.waitFor("answer 9999", 10*time.Second)
+}
