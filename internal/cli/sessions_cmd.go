@@ -12,8 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
 )
 
 const sessionsUsage = `Usage:
@@ -98,16 +100,12 @@ func parseSessionsArgs(args []string) (sessionsArgs, error) {
 
 var errSessionsHelp = errors.New("help")
 
-// agentDir is RELAY_CODING_AGENT_DIR, else ~/.relay/agent.
+// sessionsAgentDir is RELAY_CODING_AGENT_DIR, else ~/.relay/agent.
 func sessionsAgentDir() string {
-	if d := os.Getenv("RELAY_CODING_AGENT_DIR"); d != "" {
+	if d, err := config.AgentDir(); err == nil {
 		return d
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(".relay", "agent")
-	}
-	return filepath.Join(home, ".relay", "agent")
+	return filepath.Join(".relay", "agent")
 }
 
 // runSessions implements `relay sessions ...`. Exit codes: 0 ok, 1 failure
@@ -125,10 +123,12 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	cwd, _ := os.Getwd()
 	agent := sessionsAgentDir()
-	// The sessionDir setting is applied by the composition root once
-	// settings are wired; the flag and the environment work here.
-	dir := session.ResolveDir(a.sessionDir, os.Getenv("RELAY_CODING_AGENT_SESSION_DIR"), "", agent, cwd)
-	custom := a.sessionDir != "" || os.Getenv("RELAY_CODING_AGENT_SESSION_DIR") != ""
+	// Only sessionDir matters here; it is read before project trust, as
+	// the settings package does for every mode.
+	st, _ := settings.Load(settings.LoadOptions{AgentDir: agent, Cwd: cwd})
+	env := os.Getenv(config.EnvSessionDir)
+	dir := session.ResolveDir(a.sessionDir, env, st.SessionDir, agent, cwd)
+	custom := a.sessionDir != "" || env != "" || st.SessionDir != ""
 	root := filepath.Join(agent, "sessions")
 	if custom {
 		root = dir

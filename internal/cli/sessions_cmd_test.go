@@ -112,3 +112,27 @@ func TestSessionsCheck(t *testing.T) {
 		t.Errorf("usage error exit %d", code)
 	}
 }
+
+func TestSessionsDirFromSetting(t *testing.T) {
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "agent")
+	t.Setenv("RELAY_CODING_AGENT_DIR", agent)
+	t.Setenv("RELAY_CODING_AGENT_SESSION_DIR", "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	store := filepath.Join(dir, "from-setting")
+	os.MkdirAll(agent, 0o755)
+	os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"sessionDir": "`+store+`"}`), 0o644)
+	cwd, _ := os.Getwd()
+	m, _ := session.Create(cwd, store, session.CreateOptions{ID: "via-setting"})
+	m.AppendMessage(&llm.UserMessage{Content: llm.StringContent("x"), Timestamp: 1})
+	m.Close()
+	out, _, code := runSess(t, "list")
+	if code != 0 || !strings.Contains(out, "via-setting") {
+		t.Fatalf("%d %s", code, out)
+	}
+	// The flag wins over the setting.
+	out, errOut, _ := runSess(t, "list", "--session-dir", filepath.Join(dir, "empty"))
+	if strings.Contains(out, "via-setting") || !strings.Contains(errOut, "No sessions") {
+		t.Fatalf("flag: %s %s", out, errOut)
+	}
+}
