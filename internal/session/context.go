@@ -15,24 +15,24 @@ type ModelRef struct {
 
 // Context is what the next model request is built from.
 type Context struct {
-	Messages      []llm.Message
-	ThinkingLevel string    // "off" when the path never set one
-	Model         *ModelRef // nil when the path names no model
+	Messages      []llm.Message `json:"messages"`
+	ThinkingLevel string        `json:"thinkingLevel"` // "off" when the path never set one
+	Model         *ModelRef     `json:"model"`         // nil when the path names no model
 }
 
 // ProjectedEntry is one selected entry with the messages it contributes
 // after context edits (none for state-only entries and omitted targets).
 type ProjectedEntry struct {
-	Source   *Entry
-	Messages []llm.Message
+	Source   *Entry        `json:"sourceEntry"`
+	Messages []llm.Message `json:"messages"`
 }
 
 // Projection is the model-visible context with the entries it came from.
 type Projection struct {
-	Entries       []ProjectedEntry
-	Messages      []llm.Message
-	ThinkingLevel string
-	Model         *ModelRef
+	Entries       []ProjectedEntry `json:"entries"`
+	Messages      []llm.Message    `json:"messages"`
+	ThinkingLevel string           `json:"thinkingLevel"`
+	Model         *ModelRef        `json:"model"`
 }
 
 // BuildContextEntries returns the active entries from the root to the

@@ -314,3 +314,20 @@ func TestContextNonSystemKeptAfterCompactionIncludesState(t *testing.T) {
 		t.Errorf("context entries %s", got)
 	}
 }
+
+func TestJSONShapes(t *testing.T) {
+	b := newBuilder(t)
+	u := b.msg(user("q"))
+	b.ok(b.m.AppendLabel(u, "L"))
+	tree, err := llm.Marshal(b.m.Tree())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tree), `"label":"L"`) || !strings.Contains(string(tree), `"entry":{"type":"message"`) || !strings.Contains(string(tree), `"children":[]`) {
+		t.Errorf("tree json %s", tree)
+	}
+	ctx, _ := llm.Marshal(b.m.BuildSessionContext())
+	if !strings.HasPrefix(string(ctx), `{"messages":[{"role":"user","content":"q","timestamp":0}],"thinkingLevel":"off","model":null}`) {
+		t.Errorf("context json %s", ctx)
+	}
+}

@@ -452,10 +452,10 @@ func (m *Manager) Name() string {
 
 // TreeNode is one entry of Tree with its children and resolved label.
 type TreeNode struct {
-	Entry          *Entry
-	Children       []*TreeNode
-	Label          string
-	LabelTimestamp string
+	Entry          *Entry      `json:"entry"`
+	Children       []*TreeNode `json:"children"`
+	Label          string      `json:"label,omitempty"`
+	LabelTimestamp string      `json:"labelTimestamp,omitempty"`
 }
 
 // Tree returns the entry forest (roots and children in file order).
@@ -475,7 +475,7 @@ func (m *Manager) Tree() []*TreeNode {
 	nodes := make(map[*Entry]*TreeNode, len(m.entries))
 	var roots []*TreeNode
 	for _, e := range m.entries {
-		n := &TreeNode{Entry: e}
+		n := &TreeNode{Entry: e, Children: []*TreeNode{}}
 		if l, ok := labels[e.ID]; ok && l[0] != "" {
 			n.Label, n.LabelTimestamp = l[0], l[1]
 		}
