@@ -94,3 +94,39 @@ func BenchmarkDecodeMessage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListAll lists 200 sessions of ~400 KB each: "cold" rescans
+// every file (no listing cache), "warm" is the usual case (stat only).
+func BenchmarkListAll(b *testing.B) {
+	root := b.TempDir()
+	var sb strings.Builder
+	parent := ""
+	for i := range 150 {
+		id := fmt.Sprintf("%08x", i+1)
+		sb.WriteString(line(id, parent, strings.Repeat("tool output line\\n", 150)) + "\n")
+		parent = id
+	}
+	body := sb.String()
+	for i := range 200 {
+		dir := filepath.Join(root, fmt.Sprintf("--p%d--", i%10))
+		os.MkdirAll(dir, 0o755)
+		h := strings.Replace(hdr, `"id":"s1"`, fmt.Sprintf(`"id":"s%d"`, i), 1)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("2025-01-01T00-00-00-000Z_s%d.jsonl", i)), []byte(h+"\n"+body), 0o644)
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			os.RemoveAll(indexPath(root))
+			if l, _ := ListAll(root); len(l) != 200 {
+				b.Fatal(len(l))
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		ListAll(root)
+		for b.Loop() {
+			if l, _ := ListAll(root); len(l) != 200 {
+				b.Fatal(len(l))
+			}
+		}
+	})
+}
