@@ -18,6 +18,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/wasilibs/go-re2 v1.13.0
 	github.com/yuin/goldmark v1.8.7
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (

@@ -40,6 +40,7 @@ var layers = map[string]int{
 	"internal/tool/builtin":            2,
 	"internal/mcpclient":               2,
 	"internal/settings":                2,
+	"internal/resources":               2,
 	"internal/tool":                    1,
 	"internal/session":                 1,
 	"internal/jsonl":                   1,
