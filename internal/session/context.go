@@ -191,7 +191,7 @@ func (m *Manager) entryMessages(e *Entry) []llm.Message {
 	case TypeMessage:
 		msg, err := e.Message()
 		if err != nil {
-			m.problems = append(m.problems, Problem{m.path, e.Line, Error, "message left out of context: " + err.Error()})
+			m.addProblem(Problem{m.path, e.Line, Error, "message left out of context: " + err.Error()})
 			return nil
 		}
 		return []llm.Message{msg}
@@ -258,4 +258,14 @@ func applyEdit(msgs []llm.Message, ce *ContextEdit) []llm.Message {
 		}
 	}
 	return out
+}
+
+// addProblem records p once (context building runs many times).
+func (m *Manager) addProblem(p Problem) {
+	for _, q := range m.problems {
+		if q == p {
+			return
+		}
+	}
+	m.problems = append(m.problems, p)
 }

@@ -331,3 +331,19 @@ func TestJSONShapes(t *testing.T) {
 		t.Errorf("context json %s", ctx)
 	}
 }
+
+func TestUndecodableMessageLeftOut(t *testing.T) {
+	p := writeFile(t, hdr+"\n"+line("a", "", "ok")+"\n"+`{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":5,"timestamp":1}}`+"\n")
+	m, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if got := describe2(m.BuildSessionContext().Messages); got != "user:ok" {
+			t.Errorf("context %s", got)
+		}
+	}
+	if ps := m.Problems(); len(ps) != 1 || ps[0].Line != 3 || !strings.Contains(ps[0].Msg, "left out of context") {
+		t.Errorf("problems %v", ps)
+	}
+}
