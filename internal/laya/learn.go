@@ -49,6 +49,16 @@ type Task struct {
 	Next         string         `json:"next,omitempty"`
 }
 
+// seen reports whether the task already lists provider/model.
+func (t *Task) seen(base string) bool {
+	for _, m := range t.Models {
+		if m == base || strings.HasPrefix(m, base+" ") {
+			return true
+		}
+	}
+	return false
+}
+
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -121,14 +131,15 @@ func ExtractTasks(entries []*session.Entry) []Task {
 			if cur == nil || skipping {
 				continue
 			}
-			ref := m.Provider + "/" + m.Model
-			if state != nil && state.Model == ref {
-				ref += " (" + state.Tier.String() + " tier)"
-			}
-			if m.ThinkingLevel != "" {
-				ref += " • " + m.ThinkingLevel
-			}
-			if m.Provider != "" && indexOf(cur.Models, ref) < 0 {
+			base := m.Provider + "/" + m.Model
+			if m.Provider != "" && !cur.seen(base) {
+				ref := base
+				if state != nil && state.Model == base {
+					ref += " (" + state.Tier.String() + " tier)"
+				}
+				if m.ThinkingLevel != "" {
+					ref += " • " + m.ThinkingLevel
+				}
 				cur.Models = append(cur.Models, ref)
 			}
 			for _, tc := range m.ToolCalls() {

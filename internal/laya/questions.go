@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 )
 
 // The questions Laya answers about each request, in one classifier call.
@@ -100,9 +101,26 @@ func choice(id, instr string, pairs ...[2]string) Question {
 	return q
 }
 
-// Questions returns the 18 questions relay asks, in a fixed order.
-// Built on each call: cheap, and nothing runs at process start.
-func Questions() []Question {
+// Questions returns the 18 questions relay asks, in a fixed order. The
+// slice is shared: callers must not modify it.
+func Questions() []Question { return questionTable().list }
+
+type questionSet struct {
+	list []Question
+	byID map[string]Question
+}
+
+// questionTable is built on first use: nothing runs at process start.
+var questionTable = sync.OnceValue(func() questionSet {
+	qs := buildQuestions()
+	set := questionSet{list: qs, byID: map[string]Question{}}
+	for _, q := range qs {
+		set.byID[q.ID] = q
+	}
+	return set
+})
+
+func buildQuestions() []Question {
 	qs := []Question{
 		choice("task_type", "What kind of software engineering task does the request ask for?",
 			[2]string{"question", "a question to answer, no change requested"},
@@ -181,12 +199,8 @@ func QuestionIDs() []string {
 }
 
 func questionByID(id string) (Question, bool) {
-	for _, q := range Questions() {
-		if q.ID == id {
-			return q, true
-		}
-	}
-	return Question{}, false
+	q, ok := questionTable().byID[id]
+	return q, ok
 }
 
 // wire renders the question as the System One protocol sends it.
