@@ -42,6 +42,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		opts.InitialPrompt = o.Inputs[0].Text
 	}
 	opts.OnCommand = ar.command
+	opts.Completer = FileCompleter{Root: rt.Session().Cwd()}
 	return Run(ctx, ar, opts)
 }
 
