@@ -230,6 +230,32 @@ func (p *Scanner) String() (string, bool) {
 	return seg, true
 }
 
+// skipString passes over a string without decoding it: skipped values can
+// be megabytes (a whole answer repeated in a final event). Only the end is
+// located; the content is not validated.
+func (p *Scanner) skipString() bool {
+	if p.peek() != '"' {
+		return false
+	}
+	i := p.i + 1
+	for {
+		k := strings.IndexByte(p.s[i:], '"')
+		if k < 0 {
+			return false
+		}
+		i += k
+		n := 0 // backslashes right before the quote
+		for j := i - 1; j > p.i && p.s[j] == '\\'; j-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			p.i = i
+			return true
+		}
+	}
+}
+
 // plainASCII reports whether s has only printable ASCII, eight bytes at a
 // time. It may answer false for some plain strings (a borrow crossing byte
 // lanes), never true for others.
@@ -256,13 +282,16 @@ func plainASCII(s string) bool {
 func (p *Scanner) escaped(start int) (string, bool) {
 	b := p.buf[:0]
 	p.i = start
+	q := -1 // absolute index of the next quote at or after p.i
 	for p.i < len(p.s) {
-		rest := p.s[p.i:]
-		q := strings.IndexByte(rest, '"')
-		if q < 0 {
-			return "", false
+		if q < p.i {
+			k := strings.IndexByte(p.s[p.i:], '"')
+			if k < 0 {
+				return "", false
+			}
+			q = p.i + k
 		}
-		run := rest[:q]
+		run := p.s[p.i:q]
 		if k := strings.IndexByte(run, '\\'); k >= 0 {
 			run = run[:k]
 		}
@@ -364,8 +393,7 @@ func (p *Scanner) Skip() bool {
 	case c == '[':
 		return p.Array(func(int) bool { return p.Skip() })
 	case c == '"':
-		_, ok := p.String()
-		return ok
+		return p.skipString()
 	case c == 't' || c == 'f':
 		_, ok := p.Bool()
 		return ok

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -87,4 +88,37 @@ func FuzzScannerString(f *testing.F) {
 			t.Fatalf("%q: got %q want %q", in, got, want)
 		}
 	})
+}
+
+func TestScannerSkipLongEscapedString(t *testing.T) {
+	long, _ := json.Marshal(strings.Repeat("line \"q\" \\\n", 100000))
+	in := `{"a":` + string(long) + `,"b":"\\","c":1}`
+	var p Scanner
+	p.Reset(in)
+	var c int
+	ok := p.Object(func(k string) bool {
+		if k == "c" {
+			var ok bool
+			c, ok = p.Int()
+			return ok
+		}
+		return p.Skip()
+	})
+	if !ok || !p.End() || c != 1 {
+		t.Fatalf("ok=%v c=%d", ok, c)
+	}
+}
+
+// BenchmarkScannerEscaped decodes a 2 MB string with an escape every 16
+// bytes: it must stay linear.
+func BenchmarkScannerEscaped(b *testing.B) {
+	long, _ := json.Marshal(strings.Repeat("0123456789abcde\n", 2<<20/16))
+	var p Scanner
+	b.SetBytes(int64(len(long)))
+	for b.Loop() {
+		p.Reset(string(long))
+		if _, ok := p.String(); !ok {
+			b.Fatal("not decoded")
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/llm/sse"
 )
 
 // event is one Responses streaming event; only the fields we use.
@@ -22,6 +21,22 @@ type event struct {
 	Response    *response       `json:"response"`
 	Code        json.RawMessage `json:"code"`
 	Message     string          `json:"message"`
+
+	// parsed is Item decoded (by the fast decoder, or on first use).
+	parsed *item
+}
+
+// itemOf returns the decoded item of e.
+func (e *event) itemOf() (*item, *llm.ProviderError) {
+	if e.parsed != nil {
+		return e.parsed, nil
+	}
+	var it item
+	if err := json.Unmarshal(e.Item, &it); err != nil {
+		return nil, llm.MalformedError("output item", err, string(e.Item))
+	}
+	e.parsed = &it
+	return &it, nil
 }
 
 type item struct {
@@ -38,23 +53,25 @@ type response struct {
 	ID     string `json:"id"`
 	Model  string `json:"model"`
 	Status string `json:"status"`
-	Usage  *struct {
-		InputTokens        int `json:"input_tokens"`
-		OutputTokens       int `json:"output_tokens"`
-		InputTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"input_tokens_details"`
-		OutputTokensDetails *struct {
-			ReasoningTokens int `json:"reasoning_tokens"`
-		} `json:"output_tokens_details"`
-	} `json:"usage"`
-	Error *struct {
+	Usage  *usage `json:"usage"`
+	Error  *struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
+}
+
+type usage struct {
+	InputTokens        int `json:"input_tokens"`
+	OutputTokens       int `json:"output_tokens"`
+	InputTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
 }
 
 // output tracks one output item being streamed.
@@ -75,18 +92,29 @@ type streamState struct {
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
 	st := &streamState{b: b, items: map[int]*output{}}
 	var fail *llm.ProviderError
-	err := llm.ReadEvents(body, func(ev sse.Event) bool {
-		data := strings.TrimSpace(ev.Data)
-		if data == "" || data == "[DONE]" {
-			return data == ""
+	var scan llm.Scanner
+	var index int
+	var e event
+	err := llm.ReadEventsRaw(body, func(name string, data []byte) bool {
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
+			return true
 		}
-		var e event
-		if err := json.Unmarshal([]byte(data), &e); err != nil {
-			fail = llm.MalformedError("responses event", err, data)
+		if string(data) == "[DONE]" {
 			return false
 		}
+		if ignored(name) {
+			return true
+		}
+		if !decodeEvent(&scan, data, &e, &index) {
+			e = event{}
+			if err := json.Unmarshal(data, &e); err != nil {
+				fail = llm.MalformedError("responses event", err, string(data))
+				return false
+			}
+		}
 		if e.Type == "" {
-			e.Type = ev.Event
+			e.Type = name
 		}
 		fail = st.apply(&e)
 		return fail == nil && !st.finished
@@ -104,6 +132,17 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm
 		err = io.EOF
 	}
 	return b.FailWith(ctx, err)
+}
+
+// ignored reports events whose content we already have from the deltas;
+// the long answers repeat the whole text in them, so they are not decoded.
+func ignored(name string) bool {
+	switch name {
+	case "response.output_text.done", "response.content_part.added", "response.content_part.done",
+		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "response.refusal.done":
+		return true
+	}
+	return false
 }
 
 func (st *streamState) lookup(e *event) *output {
@@ -127,9 +166,9 @@ func (st *streamState) apply(e *event) *llm.ProviderError {
 			b.SetResponseModel(e.Response.Model)
 		}
 	case "response.output_item.added":
-		var it item
-		if err := json.Unmarshal(e.Item, &it); err != nil {
-			return llm.MalformedError("output item", err, string(e.Item))
+		it, perr := e.itemOf()
+		if perr != nil {
+			return perr
 		}
 		o := &output{kind: it.Type, idx: -1}
 		switch it.Type {
@@ -232,9 +271,9 @@ func (st *streamState) itemDone(e *event) *llm.ProviderError {
 	if o == nil {
 		return nil
 	}
-	var it item
-	if err := json.Unmarshal(e.Item, &it); err != nil {
-		return llm.MalformedError("output item", err, string(e.Item))
+	it, perr := e.itemOf()
+	if perr != nil {
+		return perr
 	}
 	switch o.kind {
 	case "reasoning":
