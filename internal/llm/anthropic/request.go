@@ -19,6 +19,9 @@ type textBlock struct {
 	Type         string        `json:"type"` // "text"
 	Text         string        `json:"text"`
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
+	// volatile text changes on every request (llm.TextContent.Volatile):
+	// it never carries the cache breakpoint.
+	volatile bool
 }
 
 type imageSource struct {
@@ -349,7 +352,7 @@ func convertMessages(msgs []llm.Message, oauth, allowEmptySig bool) []message {
 				switch v := b.(type) {
 				case *llm.TextContent:
 					if strings.TrimSpace(v.Text) != "" {
-						blocks = append(blocks, &textBlock{Type: "text", Text: sanitize(v.Text)})
+						blocks = append(blocks, &textBlock{Type: "text", Text: sanitize(v.Text), volatile: v.Volatile})
 					}
 				case *llm.ImageContent:
 					blocks = append(blocks, image(v))
@@ -399,17 +402,33 @@ func convertMessages(msgs []llm.Message, oauth, allowEmptySig bool) []message {
 				out = append(out, message{Role: "assistant", Content: blocks})
 			}
 		case *llm.ToolResultMessage:
-			// Consecutive tool results go into one user message.
-			var blocks []any
+			// Consecutive tool results go into one user message. Volatile
+			// text follows them as plain text blocks: inside a tool
+			// result it would change the block the cache breakpoint sits
+			// on, and the next request's prefix would no longer match.
+			var blocks, volatile []any
 			for ; i < len(msgs); i++ {
 				tr, ok := msgs[i].(*llm.ToolResultMessage)
 				if !ok {
 					break
 				}
-				blocks = append(blocks, &toolResultBlock{Type: "tool_result", ToolUseID: tr.ToolCallID, Content: toolResultContent(tr.Content), IsError: tr.IsError})
+				content := tr.Content
+				if hasVolatile(content) {
+					content = nil
+					for _, b := range tr.Content {
+						if t, ok := b.(*llm.TextContent); ok && t.Volatile {
+							if strings.TrimSpace(t.Text) != "" {
+								volatile = append(volatile, &textBlock{Type: "text", Text: sanitize(t.Text), volatile: true})
+							}
+							continue
+						}
+						content = append(content, b)
+					}
+				}
+				blocks = append(blocks, &toolResultBlock{Type: "tool_result", ToolUseID: tr.ToolCallID, Content: toolResultContent(content), IsError: tr.IsError})
 			}
 			i--
-			out = append(out, message{Role: "user", Content: blocks})
+			out = append(out, message{Role: "user", Content: append(blocks, volatile...)})
 		}
 	}
 	return out
@@ -455,9 +474,21 @@ func toolResultContent(bs llm.Blocks) any {
 	return out
 }
 
+func hasVolatile(bs llm.Blocks) bool {
+	for _, b := range bs {
+		if t, ok := b.(*llm.TextContent); ok && t.Volatile {
+			return true
+		}
+	}
+	return false
+}
+
 // markLast puts the cache breakpoint on the last block of the last message
-// when it is a user message (text, image or tool result); a string content
-// becomes one text block to carry it.
+// that is not volatile, when that message is a user message (text, image or
+// tool result); a string content becomes one text block to carry it.
+// Skipping the volatile block (the harness state, which moves to the newest
+// message on every request) keeps the cached prefix byte-identical between
+// requests.
 func markLast(msgs []message, cc *cacheControl) {
 	if len(msgs) == 0 {
 		return
@@ -470,13 +501,21 @@ func markLast(msgs []message, cc *cacheControl) {
 	case string:
 		last.Content = []any{&textBlock{Type: "text", Text: c, CacheControl: cc}}
 	case []any:
-		switch b := c[len(c)-1].(type) {
-		case *textBlock:
-			b.CacheControl = cc
-		case *imageBlock:
-			b.CacheControl = cc
-		case *toolResultBlock:
-			b.CacheControl = cc
+		for i := len(c) - 1; i >= 0; i-- {
+			switch b := c[i].(type) {
+			case *textBlock:
+				if b.volatile {
+					continue
+				}
+				b.CacheControl = cc
+			case *imageBlock:
+				b.CacheControl = cc
+			case *toolResultBlock:
+				b.CacheControl = cc
+			default:
+				continue
+			}
+			return
 		}
 	}
 }
