@@ -1,0 +1,107 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/relay-agent/relay/internal/changelog"
+)
+
+// SessionInfoText is the /session report: file, id, name, message counts,
+// token totals, cost and context usage, as plain text.
+func (r *Runtime) SessionInfoText() string {
+	st := r.Stats()
+	var b strings.Builder
+	line := func(label, value string) { fmt.Fprintf(&b, "%s %s\n", label, value) }
+	b.WriteString("Session Info\n\n")
+	file := st.SessionFile
+	if file == "" || !r.Session().IsPersisted() {
+		file = "(not saved: this session is in memory only)"
+	}
+	line("File:", file)
+	line("ID:", st.SessionID)
+	if name := r.Session().Name(); name != "" {
+		line("Name:", name)
+	}
+	b.WriteString("\nMessages\n")
+	line("User:", strconv.Itoa(st.UserMessages))
+	line("Assistant:", strconv.Itoa(st.AssistantMessages))
+	line("Tool Calls:", strconv.Itoa(st.ToolCalls))
+	line("Tool Results:", strconv.Itoa(st.ToolResults))
+	line("Total:", strconv.Itoa(st.TotalMessages))
+	b.WriteString("\nTokens\n")
+	line("Input:", thousands(st.Tokens.Input))
+	line("Output:", thousands(st.Tokens.Output))
+	if st.Tokens.CacheRead > 0 {
+		line("Cache Read:", thousands(st.Tokens.CacheRead))
+	}
+	if st.Tokens.CacheWrite > 0 {
+		line("Cache Write:", thousands(st.Tokens.CacheWrite))
+	}
+	line("Total:", thousands(st.Tokens.Total))
+	if st.Cost > 0 {
+		b.WriteString("\nCost\n")
+		line("Total:", fmt.Sprintf("$%.4f", st.Cost))
+	}
+	if cu := st.ContextUsage; cu != nil {
+		b.WriteString("\nContext\n")
+		if cu.Tokens != nil && cu.Percent != nil {
+			line("Used:", fmt.Sprintf("%s / %s tokens (%.1f%%)", thousands(*cu.Tokens), thousands(cu.ContextWindow), *cu.Percent))
+		} else {
+			line("Used:", fmt.Sprintf("unknown until the next response / %s tokens", thousands(cu.ContextWindow)))
+		}
+	}
+	if m := r.Model(); m != nil {
+		b.WriteString("\nModel\n")
+		line("Model:", m.Provider+"/"+m.ID)
+		line("Thinking:", string(r.ThinkingLevel()))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// thousands formats n with comma separators (1234567 -> 1,234,567).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// HarnessText is the /harness report; ok is false when the harness core
+// is off, and the text then says how to turn it on.
+func (r *Runtime) HarnessText() (text string, ok bool) {
+	if r.cfg.Harness == nil {
+		return "Harness core is off (enable the harnessCore.* settings).", false
+	}
+	return strings.TrimRight(r.cfg.Harness.Status().Format(), "\n"), true
+}
+
+// NameCommand implements /name: with an argument it sets the session
+// name, without one it shows the current name.
+func (r *Runtime) NameCommand(arg string) (string, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		if n := r.Session().Name(); n != "" {
+			return "Session name: " + n, nil
+		}
+		return "This session has no name. Use /name <name> to set one.", nil
+	}
+	if err := r.SetSessionName(arg); err != nil {
+		return "", fmt.Errorf("set session name: %w", err)
+	}
+	return "Session name set: " + r.Session().Name(), nil
+}
+
+// Changelog is the /changelog text (relay's embedded CHANGELOG.md).
+func (r *Runtime) Changelog() string { return changelog.Text() }
