@@ -37,7 +37,8 @@ func (p *Scanner) ResetBytes(b []byte) {
 }
 
 func (p *Scanner) ws() {
-	for p.i < len(p.s) {
+	// Compact JSON has no whitespace: one comparison settles it.
+	for p.i < len(p.s) && p.s[p.i] <= ' ' {
 		switch p.s[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++
@@ -45,6 +46,20 @@ func (p *Scanner) ws() {
 			return
 		}
 	}
+}
+
+// Detach returns s, copied if it aliases the input (see ResetBytes): a
+// string decoded from escapes is already a copy and is returned as is.
+func (p *Scanner) Detach(s string) string {
+	if len(s) == 0 || len(p.s) == 0 {
+		return s
+	}
+	base := uintptr(unsafe.Pointer(unsafe.StringData(p.s)))
+	ptr := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	if ptr >= base && ptr < base+uintptr(len(p.s)) {
+		return strings.Clone(s)
+	}
+	return s
 }
 
 func (p *Scanner) peek() byte {

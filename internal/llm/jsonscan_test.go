@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -120,5 +121,21 @@ func BenchmarkScannerEscaped(b *testing.B) {
 		if _, ok := p.String(); !ok {
 			b.Fatal("not decoded")
 		}
+	}
+}
+
+func TestScannerDetach(t *testing.T) {
+	data := []byte(`["plain","esc\n"]`)
+	var p Scanner
+	p.ResetBytes(data)
+	var got []string
+	p.Array(func(int) bool {
+		s, ok := p.String()
+		got = append(got, p.Detach(s))
+		return ok
+	})
+	copy(data, bytes.Repeat([]byte("x"), len(data)))
+	if got[0] != "plain" || got[1] != "esc\n" {
+		t.Fatalf("detached strings changed with the input: %q", got)
 	}
 }

@@ -122,7 +122,7 @@ func (d *fastDecoder) part() bool {
 	if !ok || !hasText {
 		return false
 	}
-	d.texts = append(d.texts, strings.Clone(text))
+	d.texts = append(d.texts, p.Detach(text))
 	pt.Text = &d.texts[len(d.texts)-1] // re-pointed in decode
 	d.parts = append(d.parts, pt)
 	return true

@@ -144,9 +144,9 @@ func (st *streamState) applyFast(f *fastChunk) {
 		if st.text < 0 {
 			st.text = b.StartText()
 		}
-		b.AppendText(st.text, strings.Clone(f.content))
+		b.AppendText(st.text, st.dec.p.Detach(f.content))
 	}
 	if f.reasoning != "" {
-		st.appendThinking(strings.Clone(f.reasoningField), strings.Clone(f.reasoning))
+		st.appendThinking(strings.Clone(f.reasoningField), st.dec.p.Detach(f.reasoning))
 	}
 }

@@ -34,7 +34,7 @@ func decodeEvent(p *llm.Scanner, data []byte, e *event, index *int) bool {
 	p.ResetBytes(data)
 	str := func(dst *string) bool {
 		s, ok := p.String()
-		*dst = strings.Clone(s)
+		*dst = p.Detach(s)
 		return ok
 	}
 	ok := p.Object(func(key string) bool {
