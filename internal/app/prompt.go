@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/resources"
 )
 
 // DefaultPreamble is the identity sentence used without a custom prompt.
@@ -48,6 +49,7 @@ type PromptInputs struct {
 	ContextFiles []ContextFile
 	Tools        []llm.ToolSpec
 	ExtraRules   []string // harness rules, extension guidelines
+	Skills       []resources.Skill
 	Now          time.Time
 }
 
@@ -124,6 +126,9 @@ func BuildSections(in PromptInputs) llm.Sections {
 			parts = append(parts, "<project_instructions path=\""+f.Path+"\">\n"+f.Content+"\n</project_instructions>")
 		}
 		out = append(out, sec("project_context", strings.Join(parts, "\n\n")))
+	}
+	if s := skillsSection(in); s != "" {
+		out = append(out, sec("skills", s))
 	}
 	cwd := strings.ReplaceAll(in.Cwd, `\`, "/")
 	now := in.Now

@@ -103,6 +103,7 @@ type Runtime struct {
 	lastPrompt  time.Time
 	approver    Approver
 	laya        *layaState
+	res         resourceState // skills and prompt templates (resources.go)
 }
 
 // ErrNoModel is returned when a prompt is sent without a usable model.
@@ -232,6 +233,7 @@ func (r *Runtime) UserMessage(text string, images []llm.ImageContent) llm.Messag
 // Prompt sends text as the next user message and blocks until the agent
 // has settled (tool turns, queued messages, retries and recovery done).
 func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageContent) error {
+	text, _ = r.ExpandCommand(text)
 	if r.Model() == nil {
 		return ErrNoModel
 	}
@@ -255,6 +257,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 
 // Steer queues text for delivery before the next model call.
 func (r *Runtime) Steer(text string, images []llm.ImageContent) {
+	text, _ = r.ExpandCommand(text)
 	if r.cfg.Harness != nil {
 		r.cfg.Harness.OnUserMessage(text, false)
 	}
@@ -263,6 +266,7 @@ func (r *Runtime) Steer(text string, images []llm.ImageContent) {
 
 // FollowUp queues text for when the agent would otherwise stop.
 func (r *Runtime) FollowUp(text string, images []llm.ImageContent) {
+	text, _ = r.ExpandCommand(text)
 	r.agent.FollowUp(r.UserMessage(text, images))
 }
 
@@ -315,7 +319,7 @@ func (r *Runtime) SetActiveTools(names []string) {
 
 func (r *Runtime) promptInputs() PromptInputs {
 	in := PromptInputs{Cwd: r.cfg.Cwd, AgentDir: r.cfg.AgentDir, CustomPrompt: r.cfg.CustomPrompt,
-		Append: r.cfg.AppendPrompt, Tools: r.activeSpecs(), Now: r.cfg.Now()}
+		Append: r.cfg.AppendPrompt, Tools: r.activeSpecs(), Now: r.cfg.Now(), Skills: r.loadedSkills()}
 	if !r.cfg.NoContext {
 		in.ContextFiles = LoadContextFiles(r.cfg.AgentDir, r.cfg.Cwd)
 	}

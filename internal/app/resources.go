@@ -1,0 +1,136 @@
+package app
+
+import (
+	"sync"
+
+	"github.com/relay-agent/relay/internal/harness"
+	"github.com/relay-agent/relay/internal/resources"
+	"github.com/relay-agent/relay/internal/settings"
+)
+
+// resourceState holds the loaded skills and prompt templates; /reload
+// replaces the whole set.
+type resourceState struct {
+	mu  sync.Mutex
+	set *resources.Set
+}
+
+func (s *resourceState) get() *resources.Set {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set
+}
+
+// ResourceOptions are what LoadResources needs from settings and flags.
+type ResourceOptions struct {
+	Settings       *settings.Settings
+	Cwd            string
+	AgentDir       string
+	ProjectTrusted bool
+	// SkillPaths/PromptPaths are --skill / --prompt-template; NoSkills and
+	// NoPrompts are -ns / -np (explicit paths still load).
+	SkillPaths  []string
+	PromptPaths []string
+	NoSkills    bool
+	NoPrompts   bool
+}
+
+// LoadResources discovers the skills and prompt templates of cwd
+// (upstream-spec-core.md §5.3). The settings' resource entries keep their
+// scope and base directory; untrusted project entries are already absent
+// from Settings.
+func LoadResources(o ResourceOptions) *resources.Set {
+	entries := func(rs []settings.Resource) []resources.Entry {
+		out := make([]resources.Entry, 0, len(rs))
+		for _, r := range rs {
+			out = append(out, resources.Entry{Entry: r.Entry, Scope: string(r.Scope), BaseDir: r.BaseDir})
+		}
+		return out
+	}
+	opts := resources.Options{Cwd: o.Cwd, AgentDir: o.AgentDir, ProjectTrusted: o.ProjectTrusted,
+		SkillPaths: o.SkillPaths, PromptPaths: o.PromptPaths, NoSkills: o.NoSkills, NoPrompts: o.NoPrompts, SkillCommands: true}
+	if st := o.Settings; st != nil {
+		opts.Skills, opts.Prompts, opts.SkillCommands = entries(st.Skills), entries(st.Prompts), st.EnableSkillCommands
+	}
+	return resources.Load(opts)
+}
+
+// SetResources installs the loaded skills and prompt templates: the
+// "skills" prompt section, /skill:name and /template expansion and the
+// command list follow from the next request on.
+func (r *Runtime) SetResources(set *resources.Set) {
+	r.res.mu.Lock()
+	r.res.set = set
+	r.res.mu.Unlock()
+}
+
+// Resources returns the loaded set (nil before SetResources).
+func (r *Runtime) Resources() *resources.Set { return r.res.get() }
+
+func (r *Runtime) loadedSkills() []resources.Skill {
+	if set := r.res.get(); set != nil {
+		return set.Skills
+	}
+	return nil
+}
+
+// SkillInfos lists the loaded skills for the harness's skill telemetry
+// (harness.Config.SkillList). It is safe on a nil runtime.
+func (r *Runtime) SkillInfos() []harness.SkillInfo {
+	if r == nil {
+		return nil
+	}
+	var out []harness.SkillInfo
+	for _, s := range r.loadedSkills() {
+		out = append(out, harness.SkillInfo{Name: s.Name, BaseDir: s.BaseDir, FilePath: s.FilePath})
+	}
+	return out
+}
+
+// Command is one entry of RPC get_commands (prompt templates and skills;
+// built-in TUI commands are not listed).
+type Command struct {
+	Name        string               `json:"name"`
+	Description string               `json:"description,omitempty"`
+	Source      string               `json:"source"` // "prompt" | "skill" | "extension"
+	SourceInfo  resources.SourceInfo `json:"sourceInfo"`
+}
+
+// ResourceCommands lists the prompt templates, then the skills as
+// "skill:<name>" unless enableSkillCommands is off.
+func (r *Runtime) ResourceCommands() []Command {
+	out := []Command{}
+	set := r.res.get()
+	if set == nil {
+		return out
+	}
+	for _, t := range set.Templates {
+		out = append(out, Command{Name: t.Name, Description: t.Description, Source: "prompt", SourceInfo: t.Source})
+	}
+	if set.SkillCommands {
+		for _, s := range set.Skills {
+			out = append(out, Command{Name: "skill:" + s.Name, Description: s.Description, Source: "skill", SourceInfo: s.Source})
+		}
+	}
+	return out
+}
+
+// skillsSection is the text of the "skills" system prompt section: only
+// when read or bash is active (read preferred as the loading tool) and at
+// least one skill is model-invocable (§5.1 item 5).
+func skillsSection(in PromptInputs) string {
+	tool := ""
+	for _, t := range in.Tools {
+		if t.Name == "read" {
+			tool = "read"
+			break
+		}
+		if t.Name == "bash" {
+			tool = "bash"
+		}
+	}
+	if tool == "" {
+		return ""
+	}
+	return resources.FormatSkillsPrompt(in.Skills, tool)
+}
