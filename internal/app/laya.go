@@ -211,7 +211,9 @@ func (r *Runtime) route(ls *layaState) (*llm.Model, llm.ThinkingLevel, error) {
 	sess := r.Session()
 	v := viewBranch(sess.Branch(""))
 	router := ls.router
-	if v.userText == "" {
+	if v.userText == "" || v.learning {
+		// No user request behind this one (or /laya learn's labeling):
+		// no task, no state.
 		return router.Direct()
 	}
 	st := v.state
@@ -308,7 +310,7 @@ func (r *Runtime) recordTelemetry() {
 	}
 	v := viewBranch(r.Session().Branch(""))
 	st := v.state
-	if st == nil || v.userText == "" || !v.current {
+	if st == nil || v.userText == "" || !v.current || v.learning {
 		return
 	}
 	rec := laya.TelemetryRecord{TaskID: st.TaskID, Timestamp: r.cfg.Now().UTC().Format(time.RFC3339Nano), Request: st.Request,

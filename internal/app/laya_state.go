@@ -53,6 +53,7 @@ type branchView struct {
 	failures   int  // failed tool results + verification requests since it
 	evidence   int  // verification requests since it
 	lastFailed *llm.AssistantMessage
+	learning   bool          // a [laya:learn] request follows the user request
 	since      []llm.Message // messages after the user request
 }
 
@@ -84,6 +85,9 @@ func viewBranch(entries []*session.Entry) branchView {
 		case *llm.UserMessage:
 			text := m.Content.PlainText()
 			if laya.IsHarnessText(text) {
+				if strings.HasPrefix(strings.TrimSpace(text), "[laya:learn]") {
+					v.learning = true
+				}
 				if strings.HasPrefix(strings.TrimSpace(text), "[harness:evidence]") {
 					v.failures++
 					v.evidence++

@@ -16,6 +16,7 @@ import (
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
@@ -369,10 +370,89 @@ func TestLayaLearnCommand(t *testing.T) {
 	if len(rows) != laya.DefaultSeedCount+1 || rows[len(rows)-1].Source != "session" || rows[len(rows)-1].ID != "s00001" {
 		t.Errorf("dataset: %d rows, last %+v", len(rows), rows[len(rows)-1])
 	}
+	// Labeling is no task of its own: routed directly, not recorded.
+	if got := e.routed(1); got != "claude-sonnet-5-5 • low" {
+		t.Errorf("labeling routed to %s", got)
+	}
 	// The learned labels route the same request now.
 	e.prompt(t, "Corrija o texto deste botão")
 	if got := e.routed(3); got != "claude-sonnet-5-5 • minimal" {
 		t.Errorf("after learning routed to %s", got)
+	}
+	if status, _ := e.rt.LayaStatus(); !strings.HasSuffix(status, "(memory)") {
+		t.Errorf("status %q", status)
+	}
+	recs, _ := laya.ReadTelemetry(laya.TelemetryPath(e.home))
+	if len(recs) != 2 || recs[1].Classification.Source != "memory" {
+		t.Errorf("telemetry: %d records", len(recs))
+	}
+}
+
+func TestLayaLearnFromSessionFile(t *testing.T) {
+	dir := t.TempDir()
+	other, err := session.Create("/other", dir, session.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.AppendMessage(&llm.UserMessage{Content: llm.StringContent("Add a CSV export to the reports page")})
+	other.AppendMessage(&llm.AssistantMessage{Provider: "anthropic", Model: "claude-sonnet-5-5", StopReason: llm.StopStop,
+		Content: llm.Blocks{&llm.TextContent{Text: "Added."}}})
+	file := other.SessionFile()
+	other.Close()
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("nothing to label"))
+	out, err := e.rt.LayaCommand(context.Background(), "learn "+file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "Sent 1 tasks to the agent; nothing was saved yet." {
+		t.Errorf("reply %q", out)
+	}
+	u := e.fc.reqs[0].Messages[len(e.fc.reqs[0].Messages)-1].(*llm.UserMessage).Content.PlainText()
+	if !strings.Contains(u, "Add a CSV export to the reports page") {
+		t.Errorf("prompt lacks the other session's task")
+	}
+	if _, err := e.rt.LayaCommand(context.Background(), "learn /nope.jsonl"); err == nil {
+		t.Error("missing session file accepted")
+	}
+}
+
+func TestEnableLayaWithoutDocker(t *testing.T) {
+	bin := t.TempDir()
+	t.Setenv("PATH", bin)
+	t.Setenv("LAYA_BASE_URL", "")
+	st := settings.Defaults()
+	st.Laya.BaseURL = deadURL(t)
+	fc := &fakeClient{replies: []reply{say("done")}}
+	cat := newLayaCatalog(fc, "anthropic")
+	rt, err := New(Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: cat, Model: laya.AutoModel(), NoContext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.EnableLaya(st, "quality", true, "1.0.0")
+	var notices []string
+	for i := 0; i < 200 && len(notices) == 0; i++ {
+		notices = rt.LayaNotices()
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "Docker is not installed") {
+		t.Fatalf("notices %q", notices)
+	}
+	if rt.Router().Profile().Name != "quality" {
+		t.Errorf("--laya-policy ignored")
+	}
+	if err := rt.Prompt(context.Background(), "Corrija o texto deste botão", nil); err != nil {
+		t.Fatal(err)
+	}
+	// The quality profile pays one tier more than the rules' fast.
+	if fc.reqs[0].Model.ID != "claude-sonnet-5-5" {
+		t.Errorf("routed to %s", fc.reqs[0].Model.ID)
+	}
+	out, _ := rt.LayaCommand(context.Background(), "status")
+	if !strings.Contains(out, "container relay-laya: no-docker") {
+		t.Errorf("status:\n%s", out)
+	}
+	if len(rt.LayaNotices()) != 0 {
+		t.Error("the notice repeated")
 	}
 }
 
