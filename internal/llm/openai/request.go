@@ -57,9 +57,10 @@ func buildBody(req *llm.Request, c compat) body {
 
 	if len(req.Tools) > 0 {
 		b["tools"] = convertTools(req.Tools, c)
-	} else if hasToolHistory(req.Messages) {
+	} else if hasToolHistory(req.Messages) && !strings.Contains(m.BaseURL, "api.openai.com") {
 		// Proxies in front of Anthropic (LiteLLM & co.) reject tool_calls in
-		// the history unless a tools array is present.
+		// the history unless a tools array is present; OpenAI itself rejects
+		// an empty one.
 		b["tools"] = []any{}
 	}
 	if c.cacheControlFormat == "anthropic" && retention != llm.CacheNone {
