@@ -69,6 +69,22 @@ func (r *Runtime) SetRouter(router *laya.Router) {
 	})
 }
 
+// LayaShutdown stops a running Laya training (training stops when relay
+// quits); the server container keeps running between sessions.
+func (r *Runtime) LayaShutdown() {
+	if r.laya == nil || r.laya.docker == nil {
+		return
+	}
+	r.laya.mu.Lock()
+	training := r.laya.training
+	r.laya.mu.Unlock()
+	if training || r.laya.docker.Training() != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		r.laya.docker.StopTraining(ctx)
+	}
+}
+
 // SetLayaPolicy is --laya-policy / /laya policy for this session.
 func (r *Runtime) SetLayaPolicy(profile string) error {
 	if r.laya == nil {

@@ -529,3 +529,17 @@ func TestLayaModelSelectableAndResumable(t *testing.T) {
 		t.Errorf("status with a physical model: %q %q", s, f)
 	}
 }
+
+func TestLayaWithoutCredentials(t *testing.T) {
+	fc := &fakeClient{}
+	cat := newLayaCatalog(fc) // no provider of the registry
+	rt, err := New(Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: cat, Model: laya.AutoModel(), NoContext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.SetRouter(laya.New(laya.Config{}, cat))
+	err = rt.Prompt(context.Background(), "Fix the typo", nil)
+	if err == nil || !strings.Contains(err.Error(), "laya/auto: no model of the Laya registry has credentials") || len(fc.reqs) != 0 {
+		t.Errorf("err %v, %d requests", err, len(fc.reqs))
+	}
+}

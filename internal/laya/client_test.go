@@ -227,3 +227,18 @@ func TestRouterFallsBackAndRetriesAfterAMinute(t *testing.T) {
 		t.Errorf("notices %v, calls %d", n, len(f.bodies))
 	}
 }
+
+func TestRouterUsesRulesWhileInstalling(t *testing.T) {
+	s := &server{health: `{"ok":true}`, answers: goodAnswers(nil)}
+	srv := s.start(t)
+	r := newTestRouter(t, Config{BaseURL: srv.URL + "/v1"}, "anthropic")
+	busy := true
+	r.SetServerBusy(func() (bool, string) { return busy, "" })
+	if a := r.Assess(context.Background(), "x"); a.Source != SourceHeuristic || len(s.paths) != 0 {
+		t.Errorf("classifier called while installing: %v", s.paths)
+	}
+	busy = false
+	if a := r.Assess(context.Background(), "x"); a.Source != SourceLaya {
+		t.Errorf("source %s after install", a.Source)
+	}
+}
