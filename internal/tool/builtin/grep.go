@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -109,38 +107,6 @@ type grepRun struct {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256*1024); return &b }}
 
-// readInto reads the whole file into the pooled buffer.
-func readInto(path string, bp *[]byte) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := 0
-	if st, err := f.Stat(); err == nil {
-		size = int(st.Size())
-	}
-	buf := (*bp)[:0]
-	if cap(buf) < size+1 {
-		buf = make([]byte, 0, size+512)
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	*bp = buf
-	return buf, nil
-}
-
 func cleanLine(b []byte) string {
 	b = bytes.TrimSuffix(b, []byte{'\r'})
 	if bytes.IndexByte(b, '\r') >= 0 {
@@ -169,16 +135,11 @@ func (g *grepRun) searchFile(abs, rel string) bool {
 	if err != nil || bytes.IndexByte(buf, 0) >= 0 { // unreadable or binary: skipped
 		return true
 	}
-	valid := g.matcher.literal != nil || utf8.Valid(buf)
 	var out []string
 	lineNo, counted := 1, 0
-	for pos := 0; ; {
-		s, e := g.matcher.next(buf, pos, valid)
-		if s < 0 {
-			break
-		}
+	g.matcher.scan(buf, func(s, e int) bool {
 		if g.count.Add(1) > int64(g.limit) {
-			break
+			return false
 		}
 		lineNo += bytes.Count(buf[counted:s], []byte{'\n'})
 		counted = s
@@ -187,8 +148,8 @@ func (g *grepRun) searchFile(abs, rel string) bool {
 		} else {
 			out = append(out, g.contextBlock(buf, rel, s, e, lineNo)...)
 		}
-		pos = e + 1
-	}
+		return true
+	})
 	if len(out) > 0 {
 		g.mu.Lock()
 		g.files = append(g.files, grepFile{rel, out})

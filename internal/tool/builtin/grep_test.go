@@ -111,6 +111,8 @@ func TestRequiredLiteral(t *testing.T) {
 		{`(?m)^import "fmt"`, `import "fmt"`},
 		{`foo|bar`, ""},
 		{`(abc)+x`, "abc"},
+		{`a b`, ""},
+		{`(abc)+[xy]`, "abc"},
 		{`(?i)abc`, ""},
 		{`(?i)123`, "123"},
 	} {
@@ -122,4 +124,13 @@ func TestRequiredLiteral(t *testing.T) {
 			t.Errorf("%s: %q want %q", c.expr, m.required, c.want)
 		}
 	}
+}
+
+func TestGrepMultilineMatchesStayOnTheirLine(t *testing.T) {
+	env := newEnv(t)
+	writeFile(t, env.Cwd, "m.txt", "a\nb c\nb\nxa b\n")
+	wantText(t, call(t, mustTool(t, "grep", env), map[string]any{"pattern": `a\s+b`}), false, "m.txt:4: xa b")
+	wantText(t, call(t, mustTool(t, "grep", env), map[string]any{"pattern": `b\s*$`}), false, "m.txt:3: b\nm.txt:4: xa b")
+	writeFile(t, env.Cwd, "bad.txt", "\xff\xfe start\nmiddle caf\xe9\nend 42\n")
+	wantText(t, call(t, mustTool(t, "grep", env), map[string]any{"pattern": `end \d+`, "path": "bad.txt"}), false, "bad.txt:3: end 42")
 }

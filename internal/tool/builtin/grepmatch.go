@@ -13,6 +13,7 @@ import (
 // lines, as in ripgrep's default mode.
 type lineMatcher struct {
 	literal  []byte         // literal search (case-sensitive)
+	find     rareFinder     // for literal or required
 	re       *re2.Regexp    // RE2 for whole-buffer scans and verification
 	std      *regexp.Regexp // stdlib, for text that is not valid UTF-8
 	required []byte         // a literal every match contains (prefilter), if any
@@ -20,7 +21,7 @@ type lineMatcher struct {
 
 func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, error) {
 	if literal && !ignoreCase {
-		return &lineMatcher{literal: []byte(pattern)}, nil
+		return &lineMatcher{literal: []byte(pattern), find: newRareFinder([]byte(pattern))}, nil
 	}
 	expr := pattern
 	if literal {
@@ -42,11 +43,23 @@ func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, err
 	}
 	m := &lineMatcher{re: re, std: std}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		if lit := requiredLiteral(parsed.Simplify()); len(lit) >= 2 {
+		if lit := requiredLiteral(parsed.Simplify()); usefulPrefilter(lit) {
 			m.required = []byte(lit)
+			m.find = newRareFinder(m.required)
 		}
 	}
 	return m, nil
+}
+
+// usefulPrefilter reports whether searching for lit first pays off: its
+// rarest byte must not be whitespace, and a single byte must be rare.
+func usefulPrefilter(lit string) bool {
+	if lit == "" {
+		return false
+	}
+	r := newRareFinder([]byte(lit)).b
+	rank := byteRank(r)
+	return rank < 255 && (len(lit) >= 2 || rank < 150)
 }
 
 // requiredLiteral returns the longest case-sensitive literal that every
@@ -72,16 +85,19 @@ func requiredLiteral(re *syntax.Regexp) string {
 		}
 	case syntax.OpConcat:
 		best, run := "", ""
+		better := func(l string) bool {
+			return usefulPrefilter(l) && (best == "" || newRareFinder([]byte(l)).rarity() < newRareFinder([]byte(best)).rarity())
+		}
 		for _, s := range re.Sub {
 			if s.Op == syntax.OpLiteral && (s.Flags&syntax.FoldCase == 0 || requiredLiteral(s) != "") {
 				run += string(s.Rune)
-				if len(run) > len(best) {
+				if better(run) {
 					best = run
 				}
 				continue
 			}
 			run = ""
-			if l := requiredLiteral(s); len(l) > len(best) {
+			if l := requiredLiteral(s); better(l) {
 				best = l
 			}
 		}
@@ -108,44 +124,73 @@ func (m *lineMatcher) lineMatches(line []byte) bool {
 	return m.re.Match(line)
 }
 
-// next returns the bounds of the first matching line starting at or after
-// pos, or -1. valid tells whether buf is valid UTF-8 (RE2 stops at invalid
-// bytes, so such files use the stdlib engine).
-func (m *lineMatcher) next(buf []byte, pos int, valid bool) (start, end int) {
-	for pos < len(buf) {
-		switch {
-		case m.literal != nil:
-			i := bytes.Index(buf[pos:], m.literal)
+// regexWindow bounds how much of a file one RE2 call copies in, so a huge
+// file with many matches does not cost a copy of the rest per match.
+const regexWindow = 8 << 20
+
+// scan calls emit with the bounds of each matching line in order until emit
+// returns false. Literal patterns use bytes.Index. Regexes first look for
+// their required literal, if any (a file without it has no match), then let
+// RE2 find all matches of a window in one call; a match that spans lines is
+// kept only if its line matches on its own. Text that is not valid UTF-8
+// (where RE2 stops) uses the stdlib engine.
+func (m *lineMatcher) scan(buf []byte, emit func(s, e int) bool) {
+	if m.literal != nil || m.required != nil {
+		// Candidate lines hold the literal; a regex verifies each with the
+		// stdlib engine, which beats a whole-buffer RE2 pass on short lines.
+		for pos := 0; pos < len(buf); {
+			i := m.find.index(buf[pos:])
 			if i < 0 {
-				return -1, -1
-			}
-			return lineBounds(buf, pos+i)
-		case m.required != nil:
-			i := bytes.Index(buf[pos:], m.required)
-			if i < 0 {
-				return -1, -1
+				return
 			}
 			s, e := lineBounds(buf, pos+i)
-			if m.lineMatches(buf[s:e]) {
-				return s, e
-			}
-			pos = e + 1
-		default:
-			var loc []int
-			if valid {
-				loc = m.re.FindIndex(buf[pos:])
-			} else {
-				loc = m.std.FindIndex(buf[pos:])
-			}
-			if loc == nil || (pos+loc[0] == len(buf) && buf[len(buf)-1] == '\n') {
-				return -1, -1 // no match, or only the empty position after the final newline
-			}
-			s, e := lineBounds(buf, pos+loc[0])
-			if pos+loc[1] <= e || m.lineMatches(buf[s:e]) {
-				return s, e
+			if (m.literal != nil || m.std.Match(buf[s:e])) && !emit(s, e) {
+				return
 			}
 			pos = e + 1
 		}
+		return
 	}
-	return -1, -1
+	for pos := 0; pos < len(buf); {
+		end := len(buf)
+		if end-pos > regexWindow {
+			end = pos + regexWindow
+			if nl := bytes.IndexByte(buf[end:], '\n'); nl >= 0 {
+				end += nl + 1
+			} else {
+				end = len(buf)
+			}
+		}
+		win := buf[pos:end]
+		var locs [][]int
+		if utf8.Valid(win) {
+			locs = m.re.FindAllIndex(win, -1)
+		} else {
+			locs = m.std.FindAllIndex(win, -1)
+		}
+		lastLine, next := -1, end
+		for _, loc := range locs {
+			at := pos + loc[0]
+			if at == len(buf) && buf[len(buf)-1] == '\n' {
+				break // the empty position after the final newline is not a line
+			}
+			s, e := lineBounds(buf, at)
+			if s <= lastLine {
+				continue // another match on a line already reported
+			}
+			spans := pos+loc[1] > e
+			if !spans || m.lineMatches(buf[s:e]) {
+				lastLine = s
+				if !emit(s, e) {
+					return
+				}
+			}
+			if spans {
+				// the match consumed text of later lines: rescan from the next line
+				next = e + 1
+				break
+			}
+		}
+		pos = next
+	}
 }
