@@ -657,8 +657,12 @@ func (r *Runtime) bugSummary(ctx context.Context, hint string) (string, error) {
 		return "", ErrNoModel
 	}
 	var visible []llm.Message
+	var failures []string
 	for _, m := range r.ContextMessages() {
 		if a, ok := m.(*llm.AssistantMessage); ok && (a.StopReason == llm.StopError || a.StopReason == llm.StopAborted) {
+			if a.ErrorMessage != "" {
+				failures = append(failures, string(a.StopReason)+": "+a.ErrorMessage)
+			}
 			continue
 		}
 		visible = append(visible, m)
@@ -683,6 +687,9 @@ func (r *Runtime) bugSummary(ctx context.Context, hint string) (string, error) {
 		fmt.Fprintf(&b, "Only the last %d of %d messages are shown.\n\n", len(msgs)-start, len(msgs))
 	}
 	b.WriteString("<conversation>\n" + compaction.Serialize(msgs[start:]) + "\n</conversation>\n\n")
+	if len(failures) > 0 {
+		b.WriteString("<failed-turns>\n" + strings.Join(failures, "\n") + "\n</failed-turns>\n\n")
+	}
 	if hint != "" {
 		b.WriteString("<user-report>\n" + hint + "\n</user-report>\n\n")
 	}
