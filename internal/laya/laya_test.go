@@ -404,3 +404,34 @@ func TestStatusAndFooter(t *testing.T) {
 		t.Error("IsAuto")
 	}
 }
+
+func TestKeywordProfileTable(t *testing.T) {
+	type want struct {
+		scope, validation string
+		complexity        float64
+		tools             []string
+	}
+	cases := map[string]want{
+		"Rename the helper across the whole repository":            {"repository", "unit_test", 0, []string{"requires_write", "requires_tests"}},
+		"Atualize a versão do pacote em todos os pacotes":          {"repository", "compile", 0, []string{"requires_write", "requires_tests"}},
+		"Move the retry logic between the api and worker services": {"multi_module", "compile", 0.25, []string{"requires_write", "requires_tests"}},
+		"Ajuste o espaçamento no arquivo header.tsx":               {"single_file", "compile", 0.25, []string{"requires_write", "requires_tests"}},
+		"Update the changelog for the next release please":         {"module", "syntax", 0.25, []string{"requires_write", "requires_shell"}},
+		"Check the official docs for the latest version of vite":   {"module", "syntax", 0.25, []string{"requires_write", "requires_web"}},
+		"Fix the focus ring of the modal in the browser":           {"module", "unit_test", 0.5, []string{"requires_write", "requires_tests", "requires_browser"}},
+		"Corrija o vazamento de memória nos serviços de filas":     {"multi_module", "integration_test", 0.75, []string{"requires_write", "requires_tests"}},
+		"Design a CRDT sync for the offline editor":                {"module", "review", 1, nil},
+	}
+	for req, w := range cases {
+		a := RuleAssessment(req)
+		var tools []string
+		for _, id := range ToolRequirements {
+			if a.Tools[id] {
+				tools = append(tools, id)
+			}
+		}
+		if a.Task.Scope != w.scope || a.Validation != w.validation || a.Task.Complexity != w.complexity || strings.Join(tools, ",") != strings.Join(w.tools, ",") {
+			t.Errorf("%q: scope %s validation %s complexity %v tools %v", req, a.Task.Scope, a.Validation, a.Task.Complexity, tools)
+		}
+	}
+}
