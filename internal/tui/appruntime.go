@@ -2,18 +2,22 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/export"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tui/keymap"
@@ -28,12 +32,13 @@ type AppOptions struct {
 	Inputs   []app.Input
 	Resume   bool
 	Stdout   io.Writer
+	Registry *models.Registry
 	Version  string
 }
 
 // RunApp runs the UI on an app.Runtime with options taken from settings.
 func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
-	ar := &AppRuntime{Runtime: rt}
+	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings}
 	opts := OptionsFromSettings(o.Settings, o.AgentDir)
 	opts.Version = o.Version
 	opts.Output = o.Stdout
@@ -96,9 +101,132 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 	return o
 }
 
-// AppRuntime adapts *app.Runtime to Runtime.
+// AppRuntime adapts *app.Runtime to Runtime (and Configurator when it
+// has a registry and an agent directory).
 type AppRuntime struct {
 	*app.Runtime
+	Registry *models.Registry
+	AgentDir string
+	Settings *settings.Settings
+
+	mu      sync.Mutex
+	changed map[string]any // settings saved during this run
+}
+
+var _ Configurator = (*AppRuntime)(nil)
+
+func (a *AppRuntime) SaveDefaultModel(m *llm.Model) error {
+	return settings.SetDefaultModel(a.AgentDir, m.Provider, m.ID)
+}
+
+func (a *AppRuntime) SaveThinkingLevel(l llm.ThinkingLevel) error {
+	return settings.SetDefaultThinkingLevel(a.AgentDir, l)
+}
+
+func (a *AppRuntime) Providers() []ProviderStatus {
+	if a.Registry == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []ProviderStatus
+	for _, m := range a.Registry.All() {
+		if seen[m.Provider] {
+			continue
+		}
+		seen[m.Provider] = true
+		st := ProviderStatus{Name: m.Provider, Source: a.Registry.AuthSource(m.Provider)}
+		if c, err := a.Registry.Auth().Get(m.Provider); err == nil && c != nil {
+			st.Stored = true
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (a *AppRuntime) Login(provider, key string) error {
+	if a.Registry == nil {
+		return errors.New("no model registry")
+	}
+	return a.Registry.Login(provider, key)
+}
+
+func (a *AppRuntime) Logout(provider string) error {
+	if a.Registry == nil {
+		return errors.New("no model registry")
+	}
+	return a.Registry.Logout(provider)
+}
+
+func (a *AppRuntime) EnabledModels() []string {
+	if v, ok := a.Setting("enabledModels").([]any); ok {
+		var out []string
+		for _, x := range v {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	if v, ok := a.Setting("enabledModels").([]string); ok {
+		return v
+	}
+	return nil
+}
+
+func (a *AppRuntime) SaveEnabledModels(ids []string) error {
+	if ids == nil {
+		return a.SetSetting("enabledModels", nil)
+	}
+	return a.SetSetting("enabledModels", ids)
+}
+
+// Setting reads a dotted key from the settings loaded at start, updated
+// with what was saved since.
+func (a *AppRuntime) Setting(key string) any {
+	a.mu.Lock()
+	v, ok := a.changed[key]
+	a.mu.Unlock()
+	if ok {
+		return v
+	}
+	if a.Settings == nil {
+		return nil
+	}
+	b, err := json.Marshal(a.Settings)
+	if err != nil {
+		return nil
+	}
+	var cur any
+	if json.Unmarshal(b, &cur) != nil {
+		return nil
+	}
+	for _, seg := range strings.Split(key, ".") {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = obj[seg]
+	}
+	if f, ok := cur.(float64); ok && f == float64(int(f)) {
+		return int(f)
+	}
+	return cur
+}
+
+func (a *AppRuntime) SetSetting(key string, value any) error {
+	path, err := settings.ParseKey(key)
+	if err != nil {
+		return err
+	}
+	if err := settings.SetUser(a.AgentDir, path, value); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	if a.changed == nil {
+		a.changed = map[string]any{}
+	}
+	a.changed[key] = value
+	a.mu.Unlock()
+	return nil
 }
 
 var _ Runtime = (*AppRuntime)(nil)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
-	"github.com/relay-agent/relay/internal/tui/theme"
 )
 
 // command runs a slash command; ok is false for an unknown name, which is
@@ -108,6 +107,18 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 		return nil, true
 	case "resume":
 		return m.openResume(), true
+	case "login":
+		m.openLogin(args)
+		return nil, true
+	case "logout":
+		m.openLogout(args)
+		return nil, true
+	case "scoped-models":
+		m.openScopedModels()
+		return nil, true
+	case "settings":
+		m.openSettings()
+		return nil, true
 	case "reload":
 		if m.opts.Reload == nil {
 			break
@@ -152,7 +163,7 @@ func (m *Model) applyReload(msg reloadMsg) {
 	if msg.r.ThemeSetting != "" {
 		m.opts.ThemeSetting = msg.r.ThemeSetting
 	}
-	m.setTheme(theme.Select(m.opts.ThemeSetting, m.opts.Terminal, m.opts.CustomThemes))
+	m.setTheme(themeSelect(m.opts))
 	for _, w := range msg.r.Warnings {
 		m.tr.AddError(w)
 	}
@@ -222,6 +233,24 @@ func (m *Model) openModelSelector() {
 		})
 	})
 	s.selected = sel
+	s.extra = func(m *Model, k tea.KeyPressMsg, it selectItem) (tea.Cmd, bool) {
+		c, ok := m.configurator()
+		if !ok || !m.is("app.models.save", k) {
+			return nil, false
+		}
+		md := it.value.(*llm.Model)
+		m.overlay = nil
+		return runtimeCall(func() resultMsg {
+			if err := rt.SetModel(md); err != nil {
+				return resultMsg{err: err}
+			}
+			if err := c.SaveDefaultModel(md); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Default model saved: " + modelKey(md)}
+		}), true
+	}
+	s.hint = fmt.Sprintf("enter select · %s save as default · %s cancel", m.km.Label("app.models.save"), m.km.Label("tui.select.cancel"))
 	m.overlay = s
 }
 
@@ -272,6 +301,24 @@ func (m *Model) openThinkingSelector() {
 		})
 	})
 	s.selected, s.noFilter = sel, true
+	s.extra = func(m *Model, k tea.KeyPressMsg, it selectItem) (tea.Cmd, bool) {
+		c, ok := m.configurator()
+		if !ok || !m.is("app.thinking.save", k) {
+			return nil, false
+		}
+		l := it.value.(llm.ThinkingLevel)
+		m.overlay = nil
+		return runtimeCall(func() resultMsg {
+			if err := rt.SetThinkingLevel(l); err != nil {
+				return resultMsg{err: err}
+			}
+			if err := c.SaveThinkingLevel(l); err != nil {
+				return resultMsg{err: err}
+			}
+			return resultMsg{notice: "Default thinking level saved: " + string(l)}
+		}), true
+	}
+	s.hint = fmt.Sprintf("enter select · %s save as default · %s cancel", m.km.Label("app.thinking.save"), m.km.Label("tui.select.cancel"))
 	m.overlay = s
 }
 

@@ -109,6 +109,7 @@ type Model struct {
 	search    string
 
 	pendingPrint []string // regular mode: lines to print above the view
+	pending      tea.Cmd  // a command queued by a helper outside Update's return
 	quitting     bool
 }
 
@@ -120,7 +121,7 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	}
 	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, q: newEventQueue(), fullscreen: o.Fullscreen,
 		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{}}
-	m.setTheme(theme.Select(o.ThemeSetting, o.Terminal, o.CustomThemes))
+	m.setTheme(themeSelect(o))
 	m.ed = editor.New(km)
 	m.ed.SetMaxVisible(o.AutocompleteMaxVisible)
 	m.ed.SetCompleter(m.completer())
@@ -180,6 +181,10 @@ func (m *Model) refreshInfo() {
 	m.thinking = m.rt.ThinkingLevel()
 }
 
+func themeSelect(o Options) *theme.Theme {
+	return theme.Select(o.ThemeSetting, o.Terminal, o.CustomThemes)
+}
+
 // Deliver hands an agent event to the UI; safe from any goroutine and
 // never blocks. Run subscribes it to the runtime.
 func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
@@ -217,7 +222,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			term := m.opts.Terminal
 			term.Background = msg.Color
 			m.opts.Terminal = term
-			m.setTheme(theme.Select(m.opts.ThemeSetting, term, m.opts.CustomThemes))
+			m.setTheme(themeSelect(m.opts))
 		}
 	case eventsMsg:
 		for _, ev := range msg.evs {
@@ -291,6 +296,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if lines := m.tr.TakeCommitted(m.contentWidth()); len(lines) > 0 && m.width > 0 {
 			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
 		}
+	}
+	if m.pending != nil {
+		cmds = append(cmds, m.pending)
+		m.pending = nil
 	}
 	if m.quitting {
 		cmds = append(cmds, tea.Quit)

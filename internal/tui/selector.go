@@ -33,6 +33,8 @@ type selectList struct {
 	selected int
 	onSelect func(m *Model, it selectItem) tea.Cmd
 	noFilter bool
+	// extra handles list-specific keys (save, ...) for the selected item.
+	extra func(m *Model, k tea.KeyPressMsg, it selectItem) (tea.Cmd, bool)
 }
 
 func newSelect(title string, items []selectItem, onSelect func(*Model, selectItem) tea.Cmd) *selectList {
@@ -63,6 +65,11 @@ func matchWords(s, q string) bool {
 }
 
 func (s *selectList) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
+	if s.extra != nil && len(s.shown) > 0 {
+		if cmd, ok := s.extra(m, k, s.items[s.shown[s.selected]]); ok {
+			return cmd
+		}
+	}
 	switch {
 	case m.is("tui.select.cancel", k):
 		m.overlay = nil

@@ -38,6 +38,7 @@ type Fake struct {
 	// Block, when set, makes Prompt wait until it is closed or aborted.
 	Block chan struct{}
 	abort chan struct{}
+	saved map[string]any
 }
 
 // NewFake returns a fake with two models and a session in /work/project.
@@ -421,3 +422,70 @@ func (f *Fake) SetLabel(entryID, label string) error {
 }
 
 var _ tui.Runtime = (*Fake)(nil)
+
+// Configurator side of the fake: saved values land in Saved.
+
+// SavedSettings returns what was saved.
+func (f *Fake) SavedSettings() map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]any{}
+	for k, v := range f.saved {
+		out[k] = v
+	}
+	return out
+}
+
+func (f *Fake) save(k string, v any) {
+	f.mu.Lock()
+	if f.saved == nil {
+		f.saved = map[string]any{}
+	}
+	f.saved[k] = v
+	f.mu.Unlock()
+}
+
+func (f *Fake) SaveDefaultModel(m *llm.Model) error {
+	f.save("defaultModel", m.Provider+"/"+m.ID)
+	return nil
+}
+
+func (f *Fake) SaveThinkingLevel(l llm.ThinkingLevel) error {
+	f.save("defaultThinkingLevel", string(l))
+	return nil
+}
+
+func (f *Fake) Providers() []tui.ProviderStatus {
+	return []tui.ProviderStatus{{Name: "anthropic", Source: "auth.json", Stored: true}, {Name: "openai-codex"}}
+}
+
+func (f *Fake) Login(provider, key string) error {
+	f.call("Login " + provider + " " + key)
+	return nil
+}
+
+func (f *Fake) Logout(provider string) error {
+	f.call("Logout " + provider)
+	return nil
+}
+
+func (f *Fake) EnabledModels() []string {
+	if v, ok := f.SavedSettings()["enabledModels"].([]string); ok {
+		return v
+	}
+	return nil
+}
+
+func (f *Fake) SaveEnabledModels(ids []string) error {
+	f.save("enabledModels", ids)
+	return nil
+}
+
+func (f *Fake) Setting(key string) any { return f.SavedSettings()[key] }
+
+func (f *Fake) SetSetting(key string, value any) error {
+	f.save(key, value)
+	return nil
+}
+
+var _ tui.Configurator = (*Fake)(nil)

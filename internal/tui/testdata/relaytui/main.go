@@ -15,7 +15,7 @@ import (
 func main() {
 	cli.Interactive = func(ctx context.Context, rt *app.Runtime, o cli.InteractiveOptions) error {
 		return tui.RunApp(ctx, rt, tui.AppOptions{Settings: o.Settings, AgentDir: o.AgentDir, Inputs: o.Inputs,
-			Resume: o.Resume, Stdout: o.Stdout, Version: "e2e"})
+			Resume: o.Resume, Stdout: o.Stdout, Registry: o.Registry, Version: "e2e"})
 	}
 	os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

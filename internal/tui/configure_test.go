@@ -1,0 +1,80 @@
+package tui_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/tui/tuitest"
+)
+
+func TestLoginLogout(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 70, 16)
+	d.Type("/login")
+	d.Press("escape", "enter")
+	if !strings.Contains(d.Frame(), "Log in to a provider") {
+		t.Fatalf("no provider list:\n%s", d.Frame())
+	}
+	d.Press("down", "enter")
+	d.Type("sk-secret")
+	if strings.Contains(d.Frame(), "sk-secret") || !strings.Contains(d.Frame(), "•••••••••") {
+		t.Fatalf("key not masked:\n%s", d.Frame())
+	}
+	d.Press("enter")
+	if !hasCall(f, "Login openai-codex sk-secret") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	d.Type("/logout")
+	d.Press("escape", "enter", "enter")
+	if !hasCall(f, "Logout anthropic") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+}
+
+func TestSaveModelAndThinking(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 70, 16)
+	d.Press("ctrl+l", "down", "ctrl+s")
+	d.Type("/thinking")
+	d.Press("escape", "enter", "down", "ctrl+s")
+	saved := f.SavedSettings()
+	if saved["defaultModel"] != "openai-codex/gpt-6-luna" || saved["defaultThinkingLevel"] != "high" {
+		t.Fatalf("saved %v", saved)
+	}
+}
+
+func TestScopedModels(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 80, 16)
+	d.Type("/scoped-models")
+	d.Press("escape", "enter")
+	if !strings.Contains(d.Frame(), "[x] anthropic/claude-sonnet-5-5") {
+		t.Fatalf("all enabled by default:\n%s", d.Frame())
+	}
+	d.Press("ctrl+x") // clear all
+	d.Press("down", "enter")
+	d.Press("alt+up") // move gpt-6-luna first
+	d.Press("ctrl+s")
+	if got, _ := f.SavedSettings()["enabledModels"].([]string); !slices.Equal(got, []string{"openai-codex/gpt-6-luna"}) {
+		t.Fatalf("saved %v", f.SavedSettings())
+	}
+}
+
+func TestSettingsToggle(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 80, 24)
+	d.Type("/settings")
+	d.Press("escape", "enter")
+	if !strings.Contains(d.Frame(), "hideThinkingBlock") {
+		t.Fatalf("settings list:\n%s", d.Frame())
+	}
+	d.Type("hideThinking")
+	d.Press("enter")
+	if f.SavedSettings()["hideThinkingBlock"] != true {
+		t.Fatalf("saved %v", f.SavedSettings())
+	}
+	if !strings.Contains(d.Frame(), "hideThinkingBlock  true") {
+		t.Fatalf("value not updated:\n%s", d.Frame())
+	}
+}
