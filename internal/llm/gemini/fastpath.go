@@ -6,6 +6,9 @@ import (
 	"github.com/relay-agent/relay/internal/llm"
 )
 
+// fastPath can be turned off by tests to check that both decoders agree.
+var fastPath = true
+
 // fastDecoder decodes the common chunk (text and thought parts, finish
 // reason, usage, ids) without encoding/json; function calls, errors and
 // prompt feedback go through encoding/json. Part texts and signatures are

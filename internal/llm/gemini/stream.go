@@ -76,7 +76,7 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm
 		if len(data) == 0 {
 			return true
 		}
-		if !fast.decode(data, &ch) {
+		if !fastPath || !fast.decode(data, &ch) {
 			ch = chunk{}
 			if err := json.Unmarshal(data, &ch); err != nil {
 				fail = llm.MalformedError("Gemini chunk", err, string(data))

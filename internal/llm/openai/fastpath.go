@@ -6,6 +6,9 @@ import (
 	"github.com/relay-agent/relay/internal/llm"
 )
 
+// fastPath can be turned off by tests to check that both decoders agree.
+var fastPath = true
+
 // fastChunk is the common chunk: ids, one choice with a text or reasoning
 // delta and maybe a finish_reason, no usage. Anything else (tool calls,
 // usage, errors, reasoning_details, unknown delta fields) goes through

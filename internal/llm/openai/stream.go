@@ -111,7 +111,7 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder, m *l
 		if string(data) == "[DONE]" {
 			return false
 		}
-		if st.dec.decode(data, &st.fast) {
+		if fastPath && st.dec.decode(data, &st.fast) {
 			st.applyFast(&st.fast)
 			return true
 		}

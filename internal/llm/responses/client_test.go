@@ -254,3 +254,32 @@ func TestSummaryPartsAndFailure(t *testing.T) {
 		t.Errorf("id %q model %q", msg.ResponseID, msg.ResponseModel)
 	}
 }
+
+// TestFastPathAgrees streams every scripted answer with and without the
+// hand-written decoder: events and final messages must be identical.
+func TestFastPathAgrees(t *testing.T) {
+	resps := []llmtest.Response{
+		{ID: "r1", Thinking: "why \"so\" \u00e9\n\ttabs", Text: "Hello \\ world\n\u2028 \U0001F600 done", ChunkSize: 5,
+			Usage: &llmtest.Usage{Input: 3, Output: 7, CacheRead: 2, Reasoning: 1}},
+		{ID: "r2", Text: "tools", ToolCalls: []llmtest.Block{{ID: "c1", Name: "a", Args: json.RawMessage(`{"x":"y\n"}`)}, {ID: "c2", Name: "b"}}, ChunkSize: 3},
+		{ID: "r3", Text: "cut here", StopReason: "length"},
+	}
+	run1 := func(fast bool) []byte {
+		fastPath = fast
+		defer func() { fastPath = true }()
+		srv := llmtest.NewServer(&llmtest.Script{Responses: resps})
+		defer srv.Close()
+		var out []byte
+		for range resps {
+			msg, c := run(t, srv, &llm.Request{})
+			out = append(out, eventLog(t, msg, c)...)
+		}
+		return out
+	}
+	fast, slow := run1(true), run1(false)
+	if !bytes.Equal(generatedIDs(fast), generatedIDs(slow)) {
+		t.Errorf("fast and slow decoders disagree:\n--- fast\n%s\n--- slow\n%s", fast, slow)
+	}
+}
+
+func generatedIDs(b []byte) []byte { return b }

@@ -8,6 +8,9 @@ import (
 	"github.com/relay-agent/relay/internal/llm"
 )
 
+// fastPath can be turned off by tests to check that both decoders agree.
+var fastPath = true
+
 // deltaEvent returns the canonical name of a delta event, the events
 // decoded without encoding/json (almost all of a long answer), or "".
 func deltaEvent(name string) string {

@@ -106,7 +106,7 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm
 		if ignored(name) {
 			return true
 		}
-		if !decodeEvent(&scan, data, &e, &index) {
+		if !fastPath || !decodeEvent(&scan, data, &e, &index) {
 			e = event{}
 			if err := json.Unmarshal(data, &e); err != nil {
 				fail = llm.MalformedError("responses event", err, string(data))
