@@ -31,6 +31,10 @@ var indexDir = func() string {
 
 const indexVersion = 1
 
+// minCachedBytes: stores smaller than this are scanned directly (a few
+// milliseconds), so small and temporary directories leave no cache behind.
+var minCachedBytes int64 = 32 << 20
+
 type indexFile struct {
 	Version int                 `json:"version"`
 	Files   map[string]indexRec `json:"files"`
@@ -93,7 +97,18 @@ func saveIndex(path string, files map[string]indexRec) {
 // bounded number of workers. Unreadable files and files that are not
 // sessions are left out: one bad file must not hide the others.
 func scanInfos(cacheKey string, files []string) []SessionInfo {
-	ipath := indexPath(cacheKey)
+	stats := make([]os.FileInfo, len(files))
+	var total int64
+	for i, f := range files {
+		if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			stats[i] = st
+			total += st.Size()
+		}
+	}
+	ipath := ""
+	if total >= minCachedBytes {
+		ipath = indexPath(cacheKey)
+	}
 	cached := loadIndex(ipath)
 	recs := make([]*indexRec, len(files))
 	infos := make([]*SessionInfo, len(files))
@@ -113,7 +128,10 @@ func scanInfos(cacheKey string, files []string) []SessionInfo {
 				if i >= len(files) {
 					return
 				}
-				rec, fresh := summarize(files[i], cached)
+				if stats[i] == nil {
+					continue
+				}
+				rec, fresh := summarize(files[i], stats[i], cached)
 				if rec == nil {
 					continue
 				}
@@ -136,7 +154,7 @@ func scanInfos(cacheKey string, files []string) []SessionInfo {
 			keep[files[i]] = *recs[i]
 		}
 	}
-	if changed || len(keep) != len(cached) {
+	if ipath != "" && (changed || len(keep) != len(cached)) {
 		saveIndex(ipath, keep)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Modified.After(out[j].Modified) })
@@ -145,11 +163,7 @@ func scanInfos(cacheKey string, files []string) []SessionInfo {
 
 // summarize returns the scan record of path, reusing the cache when it can.
 // fresh reports that the file was (re)scanned.
-func summarize(path string, cached map[string]indexRec) (rec *indexRec, fresh bool) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, false
-	}
+func summarize(path string, st os.FileInfo, cached map[string]indexRec) (rec *indexRec, fresh bool) {
 	mtime := st.ModTime().UnixNano()
 	var prev *scanState
 	if c, ok := cached[path]; ok {

@@ -12,6 +12,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	indexDir = func() string { return dir }
+	minCachedBytes = 0 // exercise the cache on small test stores
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
