@@ -345,7 +345,7 @@ func TestToolRouting(t *testing.T) {
 		t.Errorf("advise deactivated %v", d)
 	}
 	text := r.PlanFor(st, []string{"edit"})
-	for _, want := range []string{"[laya:plan]", "- Role: researcher", "- Tools: read-only; not expected: file edits", "- Deactivated for this request: edit"} {
+	for _, want := range []string{"[laya:plan]", "- Role: act as researcher", "- Tools: read-only; not expected: file edits", "- Deactivated for this request: edit."} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan lacks %q:\n%s", want, text)
 		}
@@ -356,7 +356,7 @@ func TestPlanSensitive(t *testing.T) {
 	r := newTestRouter(t, Config{}, "anthropic")
 	st, _ := r.Plan("Fix the login token expiry", RuleAssessment("Fix the login token expiry"))
 	text := r.PlanFor(st, nil)
-	for _, want := range []string{"- Validation (required): review", "- Sensitive area: authentication", "- Task: bug fix"} {
+	for _, want := range []string{"- Validation (required): review the change for security", "- Sensitive area: authentication. Prefer the safest correct change.", "- Task: bug fix"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan lacks %q:\n%s", want, text)
 		}

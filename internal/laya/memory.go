@@ -250,13 +250,13 @@ func LessonsText(ms []Match) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("Lessons from similar earlier tasks (verify they still apply):")
+	b.WriteString("Lessons from similar tasks done before in this harness (check they still apply):")
 	for _, mt := range ms {
 		req := strings.Join(strings.Fields(mt.Row.State.Request), " ")
 		if r := []rune(req); len(r) > 100 {
 			req = string(r[:100]) + "…"
 		}
-		fmt.Fprintf(&b, "\n- \"%s\" (%d%% similar): %s", req, int(math.Round(mt.Similarity*100)), strings.TrimSpace(mt.Row.Lesson))
+		fmt.Fprintf(&b, "\n  - \"%s\" (%d%% similar): %s", req, int(math.Round(mt.Similarity*100)), strings.TrimSpace(mt.Row.Lesson))
 	}
 	return b.String()
 }

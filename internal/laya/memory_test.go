@@ -65,7 +65,7 @@ func TestMemoryThresholds(t *testing.T) {
 		t.Errorf("english similarity %.2f", s)
 	}
 	text := LessonsText(m.Lessons(req))
-	if !strings.HasPrefix(text, "Lessons from similar earlier tasks") || !strings.Contains(text, `"Corrija o texto do botão Salvar na tela de pedidos" (`) {
+	if !strings.HasPrefix(text, "Lessons from similar tasks done before in this harness (check they still apply):\n  - ") || !strings.Contains(text, `"Corrija o texto do botão Salvar na tela de pedidos" (`) {
 		t.Errorf("lessons text %q", text)
 	}
 	// Off switch: a router without memory uses the rules.

@@ -25,11 +25,11 @@ var toolLabels = map[string]string{
 }
 
 var validationHints = map[string]string{
-	"syntax":           "check formatting and syntax",
+	"syntax":           "check formatting or syntax of what changed",
 	"compile":          "run the type check or build",
-	"unit_test":        "run unit tests covering the change",
-	"integration_test": "run integration or end-to-end tests of the flow",
-	"review":           "review the security, data and architecture impact, then run the relevant tests",
+	"unit_test":        "run the unit tests that cover the change",
+	"integration_test": "run the integration or end-to-end tests of the affected flow",
+	"review":           "review the change for security, data and architectural impact, then run the relevant tests",
 }
 
 // Skill is an available skill the plan may name.
@@ -52,13 +52,13 @@ func PlanText(in PlanInput) string {
 	a, p := in.Assessment, in.Policy
 	pct := func(x float64) int { return int(math.Round(x * 100)) }
 	lines := []string{
-		"[laya:plan] Execution plan from the Laya router for the request above. It is guidance only: the user's request comes first.",
-		fmt.Sprintf("- Task: %s, scope %s, complexity %d%%, risk %d%%", strings.ReplaceAll(a.Task.Type, "_", " "),
+		"[laya:plan] Execution plan from the harness router for this request (guidance, not a constraint):",
+		fmt.Sprintf("- Task: %s, scope %s, complexity %d%%, risk %d%%.", strings.ReplaceAll(a.Task.Type, "_", " "),
 			strings.ReplaceAll(a.Task.Scope, "_", " "), pct(a.Task.Complexity), pct(a.Task.Risk)),
-		fmt.Sprintf("- Role: %s (%s)", a.Agent, AgentDescription(a.Agent)),
+		fmt.Sprintf("- Role: act as %s (%s).", a.Agent, AgentDescription(a.Agent)),
 	}
 	if len(in.Skills) > 0 {
-		lines = append(lines, "- Skills likely relevant: "+strings.Join(in.Skills, ", ")+" (load one only when you need it)")
+		lines = append(lines, "- Skills likely relevant: "+strings.Join(in.Skills, ", ")+". Load one only when a step needs it.")
 	}
 	var need, not []string
 	for _, id := range ToolRequirements {
@@ -70,14 +70,14 @@ func PlanText(in PlanInput) string {
 	}
 	tools := "read-only"
 	if len(need) > 0 {
-		tools = strings.Join(need, ", ")
+		tools = "needs " + strings.Join(need, ", ")
 	}
 	if len(not) > 0 {
 		tools += "; not expected: " + strings.Join(not, ", ")
 	}
-	lines = append(lines, "- Tools: "+tools)
+	lines = append(lines, "- Tools: "+tools+".")
 	if len(in.Deactivated) > 0 {
-		lines = append(lines, "- Deactivated for this request: "+strings.Join(in.Deactivated, ", "))
+		lines = append(lines, "- Deactivated for this request: "+strings.Join(in.Deactivated, ", ")+".")
 	}
 	if p.Validation != "none" && p.Validation != "" {
 		label := "- Validation"
@@ -87,10 +87,10 @@ func PlanText(in PlanInput) string {
 		lines = append(lines, fmt.Sprintf("%s: %s before reporting completion.", label, validationHints[p.Validation]))
 	}
 	if len(p.Rules) > 0 {
-		lines = append(lines, "- Sensitive area: "+strings.Join(p.Rules, ", ")+". Make the safest correct change and keep it minimal.")
+		lines = append(lines, "- Sensitive area: "+strings.Join(p.Rules, ", ")+". Prefer the safest correct change.")
 	}
 	if a.Task.Ambiguity >= 0.75 {
-		lines = append(lines, "- The request is ambiguous: confirm the goal with the user before large changes.")
+		lines = append(lines, "- The request is open: confirm the goal before large changes.")
 	}
 	parts := []string{strings.Join(lines, "\n")}
 	if in.Lessons != "" {
