@@ -111,8 +111,8 @@ func applyThinking(b body, req *llm.Request, c compat, level llm.ThinkingLevel, 
 		}
 		return *v, true
 	}
-	_, offNull := m.ThinkingLevelMap["off"]
-	offNull = offNull && m.ThinkingLevelMap["off"] == nil
+	offV, offMapped := m.ThinkingLevelMap["off"]
+	offNull := offMapped && offV == nil // off explicitly unsupported: say nothing
 
 	switch c.thinkingFormat {
 	case FormatZAI:
