@@ -535,7 +535,7 @@ func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
 	if !has {
 		r.SetActiveTools(append(active, laya.LearnToolName))
 	}
-	if err := r.Prompt(ctx, laya.LearnPrompt(tasks), nil); err != nil {
+	if err := r.Prompt(ctx, laya.LearnPrompt(tasks, file), nil); err != nil {
 		return "", err
 	}
 	ls.mu.Lock()

@@ -120,10 +120,10 @@ func ExtractTasks(entries []*session.Entry) []Task {
 			if IsHarnessText(text) {
 				continue
 			}
-			if cur != nil {
-				cur.Next = clipRunes(text, 200)
-			}
 			flush()
+			if n := len(tasks); n > 0 && tasks[n-1].Next == "" {
+				tasks[n-1].Next = clipRunes(text, 200)
+			}
 			skipping = false
 			cur = &Task{Request: ClipRequest(text), Tools: map[string]int{}, Files: []string{}, Commands: []string{},
 				Errors: []string{}, Models: []string{}, Outcome: "completed"}
@@ -160,10 +160,9 @@ func ExtractTasks(entries []*session.Entry) []Task {
 					if f != "" && indexOf(cur.Files, f) < 0 {
 						cur.Files = append(cur.Files, f)
 					}
-				case "bash":
-					if args.Command != "" {
-						cur.Commands = append(cur.Commands, clipRunes(args.Command, 200))
-					}
+				}
+				if args.Command != "" {
+					cur.Commands = append(cur.Commands, clipRunes(args.Command, 200))
 				}
 			}
 			switch m.StopReason {
@@ -183,8 +182,8 @@ func ExtractTasks(entries []*session.Entry) []Task {
 			}
 			if m.IsError {
 				cur.ToolFailures++
-				if len(cur.Errors) < 3 {
-					cur.Errors = append(cur.Errors, clipRunes(firstLine(m.Content.PlainText()), 160))
+				if line := firstLine(m.Content.PlainText()); line != "" && len(cur.Errors) < 3 {
+					cur.Errors = append(cur.Errors, m.ToolName+": "+clipRunes(line, 160))
 				}
 			}
 			if tc := calls[m.ToolCallID]; tc != nil && tc.Name == "bash" {
@@ -208,40 +207,117 @@ func ExtractTasks(entries []*session.Entry) []Task {
 	return tasks
 }
 
-// LearnPrompt is the [laya:learn] message that asks the agent to label
-// the tasks with laya_learn.
-func LearnPrompt(tasks []Task) string {
-	var b strings.Builder
-	b.WriteString("[laya:learn] Teach Laya, relay's task router, from the requests below. For each real task, answer Laya's questions from the evidence and save the answers with the laya_learn tool, then reply with a table of what you labeled (task, type, tier, effort, lesson).\n\n")
-	b.WriteString("Questions (answer every one; use exactly these values):\n")
+// Limits of a rendered task.
+const (
+	maxTaskFiles    = 12
+	maxTaskCommands = 8
+)
+
+// renderTask is one task as the labeling agent reads it.
+func renderTask(t Task) string {
+	lines := []string{fmt.Sprintf("### Task %d", t.Number), "Request:", "<request>", t.Request, "</request>"}
+	checks := "no checks ran"
+	if t.TestsPassed != nil {
+		checks = "checks failed"
+		if *t.TestsPassed {
+			checks = "checks passed"
+		}
+	}
+	ran := strings.Join(t.Models, ", ")
+	if ran == "" {
+		ran = "no model answered"
+	}
+	lines = append(lines, fmt.Sprintf("Ran on: %s; outcome %s; %d failed tool calls; %s", ran, t.Outcome, t.ToolFailures, checks))
+	if p := t.Planned; p != nil {
+		lines = append(lines, fmt.Sprintf("Laya planned: %s, %s tier, %s effort (%s)", p.Type, p.Tier, p.Effort, p.Source))
+	}
+	names := make([]string, 0, len(t.Tools))
+	for n := range t.Tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	tools := make([]string, len(names))
+	for i, n := range names {
+		tools[i] = fmt.Sprintf("%s×%d", n, t.Tools[n])
+	}
+	if len(tools) == 0 {
+		tools = []string{"none"}
+	}
+	lines = append(lines, "Tools: "+strings.Join(tools, ", "))
+	if n := len(t.Files); n > 0 {
+		shown, more := t.Files, ""
+		if n > maxTaskFiles {
+			shown, more = t.Files[:maxTaskFiles], fmt.Sprintf(" and %d more", n-maxTaskFiles)
+		}
+		lines = append(lines, fmt.Sprintf("Files changed (%d): %s%s", n, strings.Join(shown, ", "), more))
+	}
+	if len(t.Commands) > 0 {
+		cmds := t.Commands
+		if len(cmds) > maxTaskCommands {
+			cmds = cmds[:maxTaskCommands]
+		}
+		lines = append(lines, "Commands: "+strings.Join(cmds, " | "))
+	}
+	if len(t.Errors) > 0 {
+		lines = append(lines, "Errors: "+strings.Join(t.Errors, " | "))
+	}
+	if t.Reply != "" {
+		lines = append(lines, "Last reply: "+t.Reply)
+	}
+	if t.Next != "" {
+		lines = append(lines, "Next user message: "+t.Next)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// renderQuestions lists the questions with their answer options.
+func renderQuestions() string {
+	var lines []string
 	for _, q := range Questions() {
 		switch q.Type {
 		case QChoice:
-			fmt.Fprintf(&b, "- %s: %s One of: %s.\n", q.ID, q.Instructions, strings.Join(q.Options, ", "))
+			opts := make([]string, len(q.Options))
+			for i, o := range q.Options {
+				opts[i] = fmt.Sprintf("%s (%s)", o, q.Descriptions[i])
+			}
+			lines = append(lines, fmt.Sprintf("- %s: %s One of: %s.", q.ID, q.Instructions, strings.Join(opts, "; ")))
 		case QScore:
 			levels := make([]string, len(q.Descriptions))
 			for i, d := range q.Descriptions {
 				levels[i] = fmt.Sprintf("%d %s", i, d)
 			}
-			fmt.Fprintf(&b, "- %s: %s Integer level: %s.\n", q.ID, q.Instructions, strings.Join(levels, "; "))
+			lines = append(lines, fmt.Sprintf("- %s: %s An integer: %s.", q.ID, q.Instructions, strings.Join(levels, "; ")))
 		default:
-			fmt.Fprintf(&b, "- %s: %s true or false.\n", q.ID, q.Instructions)
+			lines = append(lines, fmt.Sprintf("- %s: %s true or false.", q.ID, q.Instructions))
 		}
 	}
-	b.WriteString(`
-Labeling rules:
-- capability_tier and reasoning_effort are the cheapest tier and effort that would have done the task right, judged from the evidence, not from what ran.
-- Failed tool calls, retries, an escalation, failing tests or a next message that corrects the work mean the task needed at least one tier more than what ran.
-- Changed files mean requires_write; test, type-check or build commands mean requires_tests; git commands mean requires_git; other commands mean requires_shell.
-- Skip requests that are not tasks (greetings, thanks, questions about relay itself).
+	return strings.Join(lines, "\n")
+}
 
-Lesson rules (optional, per task): 1 to 3 English sentences a future model needs to do this kind of task right in this project: concrete files, commands or pitfalls. No secrets, no personal data.
-
-Tasks (JSON):
-`)
-	raw, _ := marshalIndent(tasks)
-	b.Write(raw)
-	return b.String()
+// LearnPrompt is the [laya:learn] message that asks the agent to label the
+// tasks of a session (source names another session file; "" = this one).
+func LearnPrompt(tasks []Task, source string) string {
+	of := "this session"
+	if source != "" {
+		of = "the session " + source
+	}
+	rendered := make([]string, len(tasks))
+	for i, t := range tasks {
+		rendered[i] = renderTask(t)
+	}
+	return "[laya:learn] Teach Laya, Relay's routing model, the tasks of " + of + ", so it routes similar requests better. Do not change any file and do not redo the tasks.\n\n" +
+		"Laya reads a request and answers the questions below. Relay uses the answers to pick the model tier, the reasoning effort, the role, the tools and the validation for the request. For each task listed after the questions, decide the right answers from its evidence: what the task needed, not what was planned or what happened to run.\n\n" +
+		"<questions>\n" + renderQuestions() + "\n</questions>\n\n" +
+		"How to decide:\n" +
+		"- capability_tier and reasoning_effort: the cheapest tier and the lowest effort that would have done the task right. A task that finished cleanly with no failed tool calls may have needed less than the tier that ran it if it was simple. A task that failed, needed many retries, was escalated, or was corrected in the next user message needed at least one tier more than the one that ran it.\n" +
+		"- requires_*: what the task needed, with the tools and commands that ran as evidence. Changed files mean requires_write; test, type check, build or lint commands mean requires_tests; git commands mean requires_git; other commands mean requires_shell. A tool that ran without being needed does not count.\n" +
+		"- scope: from the files changed and the request: one line or value, one file, one module, several modules, the whole repository, several repositories.\n" +
+		"- complexity, risk, ambiguity, reasoning_requirement, validation_level, agent, task_type, security_sensitive: judge the request and what doing it right took.\n" +
+		"- Leave out entries that are not tasks for a coding agent: greetings, thanks, or remarks about the conversation itself.\n\n" +
+		"For each task, also write a lesson when the session taught something a model doing a similar task should know: the command that validated the result, where the change belongs, a mistake that cost a retry and how it was fixed, a convention the user asked for. Write it as advice for next time, in one to three sentences, in English, with concrete names (commands, paths, settings). Leave it out when there is nothing beyond the obvious. Never put secrets, tokens or personal data in a lesson.\n\n" +
+		"Relay applies what you save at once: a new request similar to a learned task is routed with its labels, and the model that runs it reads its lesson. Training then teaches the routing model the same tasks.\n\n" +
+		"<tasks>\n" + strings.Join(rendered, "\n\n") + "\n</tasks>\n\n" +
+		"Then call the `" + LearnToolName + "` tool once, with one exercise per task you keep. It saves them and starts training. Finally reply, in the language the user writes in, with a short table (task, type, tier, effort, lesson in a few words) and what happens next."
 }
 
 // LearnSession holds the tasks offered by the last /laya learn.
@@ -361,7 +437,7 @@ func (t *LearnTool) Execute(ctx context.Context, raw json.RawMessage, _ func(too
 		}
 		n := *e.Task
 		if n < 1 || n > len(ls.Tasks) {
-			problems = append(problems, fmt.Sprintf("task %d: no such task", n))
+			problems = append(problems, fmt.Sprintf("task %d: there is no such task (1 to %d)", n, len(ls.Tasks)))
 			continue
 		}
 		labels, probs := ValidateLabels(e.Labels)
@@ -375,7 +451,7 @@ func (t *LearnTool) Execute(ctx context.Context, raw json.RawMessage, _ func(too
 	}
 	if len(problems) > 0 {
 		sort.Strings(problems)
-		return tool.Errorf("Nothing saved:\n%s", strings.Join(problems, "\n"))
+		return tool.Errorf("Nothing was saved. Fix these exercises and call %s again:\n- %s", LearnToolName, strings.Join(problems, "\n- "))
 	}
 	now := time.Now
 	if t.Now != nil {

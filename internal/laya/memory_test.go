@@ -193,7 +193,7 @@ func TestExtractTasks(t *testing.T) {
 	a := tasks[0]
 	if a.Number != 1 || a.Request != "Fix the failing build" || a.Tools["edit"] != 1 || a.Tools["bash"] != 1 ||
 		strings.Join(a.Files, ",") != "main.go" || strings.Join(a.Commands, ",") != "go test ./..." || a.ToolFailures != 1 ||
-		strings.Join(a.Errors, ",") != "Could not find text" || a.TestsPassed == nil || !*a.TestsPassed || a.Outcome != "completed" ||
+		strings.Join(a.Errors, ",") != "edit: Could not find text" || a.TestsPassed == nil || !*a.TestsPassed || a.Outcome != "completed" ||
 		a.Reply != "Fixed." || a.Next != "That broke the linter, fix it properly" || a.Planned == nil || a.Planned.Tier != "fast" ||
 		strings.Join(a.Models, ",") != "anthropic/claude-haiku-4-5 (fast tier) • low" {
 		t.Errorf("task 1 %+v", a)
@@ -202,8 +202,9 @@ func TestExtractTasks(t *testing.T) {
 	if b.Outcome != "error" || b.Reply != "" || b.Next != "" || b.Planned != nil {
 		t.Errorf("task 2 %+v (the [laya:learn] group must be skipped)", b)
 	}
-	p := LearnPrompt(tasks)
-	if !strings.HasPrefix(p, "[laya:learn]") || !strings.Contains(p, "capability_tier") || !strings.Contains(p, `"request": "Fix the failing build"`) {
+	p := LearnPrompt(tasks, "")
+	if !strings.HasPrefix(p, "[laya:learn] Teach Laya, Relay's routing model, the tasks of this session") || !strings.Contains(p, "- capability_tier: ") ||
+		!strings.Contains(p, "### Task 1\nRequest:\n<request>\nFix the failing build\n</request>\nRan on: anthropic/claude-haiku-4-5 (fast tier) • low; outcome completed; 1 failed tool calls; checks passed\nLaya planned: bug_fix, fast tier, low effort (heuristic)\nTools: bash×1, edit×1\nFiles changed (1): main.go\nCommands: go test ./...\nErrors: edit: Could not find text\nLast reply: Fixed.\nNext user message: That broke the linter, fix it properly") {
 		t.Errorf("prompt %s", p)
 	}
 }
@@ -230,7 +231,7 @@ func TestLearnTool(t *testing.T) {
 	bad["risk"] = 9
 	res = lt.Execute(t.Context(), args(map[string]any{"exercises": []any{
 		map[string]any{"task": 1, "labels": labels}, map[string]any{"task": 7, "labels": labels}, map[string]any{"task": 2, "labels": bad}}}), nil)
-	if !res.IsError || res.Content.PlainText() != "Nothing saved:\ntask 2: risk: 9 is not a valid answer\ntask 7: no such task" {
+	if !res.IsError || res.Content.PlainText() != "Nothing was saved. Fix these exercises and call laya_learn again:\n- task 2: risk: 9 is not a valid answer\n- task 7: there is no such task (1 to 2)" {
 		t.Errorf("invalid: %q", res.Content.PlainText())
 	}
 	if _, err := os.Stat(DatasetPath(home)); err == nil || saved != 0 {
