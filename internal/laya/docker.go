@@ -1,7 +1,6 @@
 package laya
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -47,39 +46,61 @@ const (
 	StateFailed     = "failed"
 )
 
-// Command runs one external command. onStderr, when set, receives each
-// stderr line as it arrives. notFound reports an executable that does not
-// exist (ENOENT or exit 127).
-type Command func(ctx context.Context, onStderr func(string), name string, args ...string) (stdout string, err error)
+// Command runs one external command. onLine, when set, receives each
+// output line (stdout and stderr) as it arrives. A missing executable
+// (ENOENT or exit 127) is reported as ErrNotFound.
+type Command func(ctx context.Context, onLine func(string), name string, args ...string) (stdout string, err error)
 
 // ErrNotFound marks a missing executable.
 var ErrNotFound = errors.New("executable not found")
 
+// lineWriter calls fn with each complete line written to it.
+type lineWriter struct {
+	mu  *sync.Mutex
+	fn  func(string)
+	buf []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.fn(strings.TrimRight(string(w.buf[:i]), "\r"))
+		w.buf = w.buf[i+1:]
+	}
+}
+
+func (w *lineWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.fn(string(w.buf))
+		w.buf = nil
+	}
+}
+
 // ExecCommand runs commands with os/exec.
-func ExecCommand(ctx context.Context, onStderr func(string), name string, args ...string) (string, error) {
+func ExecCommand(ctx context.Context, onLine func(string), name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.WaitDelay = 5 * time.Second
 	var out, errb bytes.Buffer
-	cmd.Stdout = &out
-	pr, pw := io.Pipe()
-	cmd.Stderr = io.MultiWriter(&errb, pw)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewReader(pr)
-		for {
-			line, err := sc.ReadString('\n')
-			if line != "" && onStderr != nil {
-				onStderr(strings.TrimRight(line, "\r\n"))
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	var lws []*lineWriter
+	if onLine != nil {
+		mu := &sync.Mutex{}
+		lo, le := &lineWriter{mu: mu, fn: onLine}, &lineWriter{mu: mu, fn: onLine}
+		lws = []*lineWriter{lo, le}
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, lo), io.MultiWriter(&errb, le)
+	}
 	err := cmd.Run()
-	pw.Close()
-	<-done
+	for _, lw := range lws {
+		lw.flush()
+	}
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || (errors.As(err, &ee) && ee.ExitCode() == 127) {
@@ -435,10 +456,7 @@ func (d *Docker) pull(ctx context.Context, img string) error {
 		d.progress(fmt.Sprintf("laya: downloading the image (%d/%d layers)", done, len(layers)))
 	}
 	d.progress("laya: downloading the image")
-	out, err := d.run()(ctx, report, d.bin(), "pull", img)
-	for _, l := range strings.Split(out, "\n") {
-		report(l)
-	}
+	_, err := d.run()(ctx, report, d.bin(), "pull", img)
 	return err
 }
 
