@@ -291,6 +291,9 @@ func (r *Runtime) route(ls *layaState) (*llm.Model, llm.ThinkingLevel, error) {
 // request when the user picked a model and similar learned tasks carry
 // lessons.
 func (r *Runtime) attachLessons(ls *layaState) {
+	if ls.router.Memory() == nil {
+		return
+	}
 	sess := r.Session()
 	v := viewBranch(sess.Branch(""))
 	ls.mu.Lock()
@@ -608,7 +611,7 @@ func (r *Runtime) layaStatusText() string {
 		selected = "selected"
 	}
 	fmt.Fprintf(&b, "Laya (laya/auto %s)\n", selected)
-	fmt.Fprintf(&b, "Policy: %s\n", router.Profile().Name)
+	fmt.Fprintf(&b, "Policy: %s (%s)\n", router.Profile().Name, router.ProfileSource())
 	server := "keyword rules only"
 	if cfg.BaseURL != "" {
 		server = cfg.BaseURL

@@ -461,7 +461,7 @@ func TestLayaCommands(t *testing.T) {
 	e.prompt(t, "Fix the race condition in workers")
 	ctx := context.Background()
 	out, err := e.rt.LayaCommand(ctx, "")
-	if err != nil || !strings.Contains(out, "Policy: balanced") || !strings.Contains(out, "strong:anthropic/claude-opus-5-5") ||
+	if err != nil || !strings.Contains(out, "Policy: balanced (default)") || !strings.Contains(out, "strong:anthropic/claude-opus-5-5") ||
 		!strings.Contains(out, "Last plan: laya balanced: bug_fix → strong claude-opus-5-5 • high (rules)") {
 		t.Errorf("status:\n%s %v", out, err)
 	}

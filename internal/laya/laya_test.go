@@ -380,7 +380,10 @@ func TestProfilePrecedence(t *testing.T) {
 	if r.Profile().Name != "quality" {
 		t.Error(r.Profile().Name)
 	}
-	if err := r.SetSessionProfile("critical"); err != nil || r.Profile().Name != "critical" {
+	if r.ProfileSource() != "flag" {
+		t.Error(r.ProfileSource())
+	}
+	if err := r.SetSessionProfile("critical"); err != nil || r.Profile().Name != "critical" || r.ProfileSource() != "session" {
 		t.Error(r.Profile().Name, err)
 	}
 	if err := r.SetSessionProfile("cheap"); err == nil {

@@ -260,6 +260,20 @@ func (r *Router) Profile() Profile {
 	return p
 }
 
+// ProfileSource says where the profile in force comes from: "session"
+// (/laya policy), "flag" (--laya-policy), "settings" (laya.policy) or
+// "default".
+func (r *Router) ProfileSource() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, n := range []string{r.sessionProfile, r.flagProfile, r.cfg.Policy} {
+		if _, ok := LookupProfile(n); ok {
+			return []string{"session", "flag", "settings"}[i]
+		}
+	}
+	return "default"
+}
+
 // SetSessionProfile is /laya policy <profile>.
 func (r *Router) SetSessionProfile(name string) error {
 	if _, ok := LookupProfile(name); !ok {
