@@ -45,6 +45,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		if req.APIKey != "" {
 			hr.Header.Set("Authorization", "Bearer "+req.APIKey)
 		}
+		llm.CopilotHeaders(hr.Header, req)
 		llm.ApplyHeaders(hr.Header, req.Model, req)
 		return hr, nil
 	})
