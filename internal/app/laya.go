@@ -61,6 +61,11 @@ func (r *Runtime) SetRouter(router *laya.Router) {
 	ls := &layaState{router: router, models: r.cfg.Models}
 	r.laya = ls
 	r.cfg.Models = layaModels{Models: ls.models, ls: ls}
+	r.mu.Lock()
+	if laya.IsAutoModel(r.model) {
+		r.model = ls.autoModel()
+	}
+	r.mu.Unlock()
 	r.registerLearnTool()
 	r.Subscribe(func(e agent.Event) {
 		if e.Type == agent.AgentEnd && !e.WillRetry {

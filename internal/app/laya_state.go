@@ -125,13 +125,36 @@ type layaModels struct {
 
 func (m layaModels) Find(provider, id string) *llm.Model {
 	if provider == laya.Provider && id == laya.AutoID {
-		return laya.AutoModel()
+		return m.ls.autoModel()
 	}
 	return m.Models.Find(provider, id)
 }
 
 func (m layaModels) Available() []*llm.Model {
-	return append(m.Models.Available(), laya.AutoModel())
+	return append(m.Models.Available(), m.ls.autoModel())
+}
+
+// autoModel is laya/auto with the context window and output limit of the
+// smallest model it may route to, so compaction thresholds hold whichever
+// model runs the next request.
+func (ls *layaState) autoModel() *llm.Model {
+	am := laya.AutoModel()
+	window, out := 0, 0
+	for _, c := range ls.router.Candidates() {
+		if w := c.Model.ContextWindow; w > 0 && (window == 0 || w < window) {
+			window = w
+		}
+		if o := c.Model.MaxTokens; o > 0 && (out == 0 || o < out) {
+			out = o
+		}
+	}
+	if window > 0 {
+		am.ContextWindow = window
+	}
+	if out > 0 {
+		am.MaxTokens = out
+	}
+	return am
 }
 
 func (m layaModels) physical() (*llm.Model, llm.ThinkingLevel, error) {

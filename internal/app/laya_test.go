@@ -516,6 +516,9 @@ func TestLayaModelSelectableAndResumable(t *testing.T) {
 	if !found {
 		t.Error("laya/auto not listed")
 	}
+	if m := e.rt.Model(); !laya.IsAutoModel(m) || m.ContextWindow != 200000 || m.MaxTokens != 8000 {
+		t.Errorf("selected %+v", m)
+	}
 	if e.rt.ThinkingLevel() != llm.ThinkingOff {
 		t.Errorf("laya/auto has level %s", e.rt.ThinkingLevel())
 	}
