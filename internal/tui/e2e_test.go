@@ -241,7 +241,7 @@ func TestE2ETreeBranch(t *testing.T) {
 	e.keys("Enter")
 	e.waitFor("answer two", 10*time.Second)
 	e.text("/tree")
-	e.keys("Escape", "Enter")
+	e.keys("Enter") // accepts the completion and runs the command
 	e.waitFor("Session tree", 5*time.Second)
 	e.keys("Up") // from the leaf (answer two) to "second question"
 	e.keys("Enter")
