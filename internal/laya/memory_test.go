@@ -286,3 +286,28 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+func TestTelemetryOffSwitch(t *testing.T) {
+	home := t.TempDir()
+	r := newTestRouter(t, Config{Home: home}, "anthropic")
+	rec := TelemetryRecord{TaskID: "t", Request: "x", Classification: Classification{Type: "bug_fix", Complexity: 0.5},
+		Selected: Selected{Provider: "anthropic", Model: "claude-haiku-4-5"}, Result: RunResult{Outcome: "completed", Success: true}}
+	if err := r.Record(rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(TelemetryPath(home)); err == nil {
+		t.Error("telemetry written with laya.telemetry off")
+	}
+	// The session still learns from its own outcomes.
+	if r.historySnapshot()["bug_fix:2|anthropic/claude-haiku-4-5"].Runs != 1 {
+		t.Error("history not updated")
+	}
+	on := newTestRouter(t, Config{Home: home, Telemetry: true}, "anthropic")
+	if err := on.Record(rec); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := ReadTelemetry(TelemetryPath(home))
+	if len(got) != 1 || got[0].Result.Escalations == nil || got[0].Policy.Rules == nil {
+		t.Errorf("records %+v", got)
+	}
+}
