@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,9 @@ type dockerEnv struct {
 
 func newDockerEnv(t *testing.T, withDocker bool) *dockerEnv {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake docker is a shell script")
+	}
 	dir := t.TempDir()
 	if withDocker {
 		if err := os.WriteFile(filepath.Join(dir, "docker"), []byte(fakeDocker), 0o755); err != nil {
