@@ -60,6 +60,7 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 	o := Options{
 		Fullscreen:             s.TUIMode != "regular",
 		FullscreenScrollbar:    s.FullscreenScrollbar,
+		FullscreenExitOutput:   s.FullscreenExitOutput,
 		FullscreenWheelLines:   s.FullscreenWheelScrollLines.Lines,
 		QuietStartup:           s.QuietStartup.Quiet,
 		OutputPad:              s.OutputPad,

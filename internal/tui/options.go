@@ -26,6 +26,7 @@ type Options struct {
 
 	Fullscreen             bool   // tuiMode == "fullscreen"
 	FullscreenScrollbar    string // "auto" | "always" | "hidden"
+	FullscreenExitOutput   string // "transcript" | "resume-hint"
 	FullscreenWheelLines   int    // 0 = auto
 	QuietStartup           bool
 	OutputPad              int

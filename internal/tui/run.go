@@ -2,6 +2,9 @@ package tui
 
 import (
 	"context"
+	"io"
+	"os"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -18,7 +21,34 @@ func Run(ctx context.Context, rt Runtime, o Options) error {
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}
+	if err == nil && m.fullscreen {
+		out := o.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		io.WriteString(out, m.ExitOutput())
+	}
 	return err
+}
+
+// ExitOutput is what fullscreen mode leaves on the normal screen
+// (fullscreenExitOutput): the transcript, or a hint to resume.
+func (m *Model) ExitOutput() string {
+	if m.opts.FullscreenExitOutput == "resume-hint" {
+		if m.info.SessionFile == "" {
+			return ""
+		}
+		return "Resume this session with: relay --session " + m.info.SessionID + "\n"
+	}
+	w := m.width
+	if w <= 0 {
+		w = 80
+	}
+	lines := m.tr.TakeCommitted(w)
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 func programOptions(ctx context.Context, o Options) []tea.ProgramOption {

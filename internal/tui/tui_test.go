@@ -369,3 +369,23 @@ func TestLargeTranscriptScrolls(t *testing.T) {
 		t.Fatalf("end:\n%s", d.Frame())
 	}
 }
+
+func TestFullscreenExitOutput(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen = true
+	m := tui.New(context.Background(), f, o)
+	unsub := f.Subscribe(m.Deliver)
+	defer unsub()
+	d := tuitest.NewDriver(m, 60, 12)
+	d.Type("hi")
+	d.Press("enter")
+	if out := m.ExitOutput(); !strings.Contains(out, "echo: hi") {
+		t.Fatalf("transcript exit output %q", out)
+	}
+	o.FullscreenExitOutput = "resume-hint"
+	m2 := tui.New(context.Background(), f, o)
+	if out := m2.ExitOutput(); out != "Resume this session with: relay --session a\n" {
+		t.Fatalf("hint %q", out)
+	}
+}
