@@ -527,7 +527,7 @@ func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
 		}
 		entries, source = m.Branch(""), p
 	}
-	tasks := laya.ExtractTasks(entries)
+	tasks := laya.ExtractTasks(entries, ls.router.Registry())
 	if len(tasks) == 0 {
 		return "No requests to learn from in this session.", nil
 	}

@@ -227,7 +227,7 @@ func (r *Runtime) registerLearnTool() {
 			defer ls.mu.Unlock()
 			return ls.learn
 		},
-		Collect: func() []laya.Task { return laya.ExtractTasks(r.Session().Branch("")) },
+		Collect: func() []laya.Task { return laya.ExtractTasks(r.Session().Branch(""), ls.router.Registry()) },
 		OnSaved: func(res laya.MergeResult, train bool) string {
 			status := r.trainAfterLearn(train)
 			ls.mu.Lock()

@@ -69,7 +69,16 @@ func firstLine(s string) string {
 
 // ExtractTasks lists the requests of a branch: each real user message
 // opens a task; [laya:learn] groups are skipped. The newest 60 are kept.
-func ExtractTasks(entries []*session.Entry) []Task {
+// Models that reg (the tier registry, may be nil) lists carry their tier.
+func ExtractTasks(entries []*session.Entry, reg map[Tier][]string) []Task {
+	tierOf := map[string]Tier{}
+	for t, refs := range reg {
+		for _, ref := range refs {
+			if _, seen := tierOf[ref]; !seen {
+				tierOf[ref] = t
+			}
+		}
+	}
 	var tasks []Task
 	var cur *Task
 	var state *State
@@ -134,7 +143,9 @@ func ExtractTasks(entries []*session.Entry) []Task {
 			base := m.Provider + "/" + m.Model
 			if m.Provider != "" && !cur.seen(base) {
 				ref := base
-				if state != nil && state.Model == base {
+				if t, ok := tierOf[base]; ok {
+					ref += " (" + t.String() + " tier)"
+				} else if state != nil && state.Model == base {
 					ref += " (" + state.Tier.String() + " tier)"
 				}
 				if m.ThinkingLevel != "" {

@@ -186,7 +186,7 @@ func buildSession(t *testing.T) *session.Manager {
 }
 
 func TestExtractTasks(t *testing.T) {
-	tasks := ExtractTasks(buildSession(t).Branch(""))
+	tasks := ExtractTasks(buildSession(t).Branch(""), DefaultRegistry())
 	if len(tasks) != 2 {
 		t.Fatalf("%d tasks: %+v", len(tasks), tasks)
 	}
@@ -215,7 +215,7 @@ func TestLearnTool(t *testing.T) {
 	var current *LearnSession
 	saved := 0
 	lt := &LearnTool{Home: home, Current: func() *LearnSession { return current },
-		Collect: func() []Task { return ExtractTasks(sess.Branch("")) },
+		Collect: func() []Task { return ExtractTasks(sess.Branch(""), nil) },
 		OnSaved: func(res MergeResult, train bool) string { saved++; return "training: off" }}
 	if lt.Spec().Name != LearnToolName || !json.Valid(lt.Spec().Parameters) {
 		t.Fatal("spec")
@@ -226,7 +226,7 @@ func TestLearnTool(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content.PlainText(), "1. Fix the failing build") {
 		t.Errorf("without /laya learn: %s", res.Content.PlainText())
 	}
-	current = &LearnSession{Session: "s.jsonl", Tasks: ExtractTasks(sess.Branch(""))}
+	current = &LearnSession{Session: "s.jsonl", Tasks: ExtractTasks(sess.Branch(""), nil)}
 	bad := RuleAssessment("x").Labels()
 	bad["risk"] = 9
 	res = lt.Execute(t.Context(), args(map[string]any{"exercises": []any{
