@@ -135,23 +135,40 @@ const regexWindow = 8 << 20
 // kept only if its line matches on its own. Text that is not valid UTF-8
 // (where RE2 stops) uses the stdlib engine.
 func (m *lineMatcher) scan(buf []byte, emit func(s, e int) bool) {
+	pos := 0
 	if m.literal != nil || m.required != nil {
 		// Candidate lines hold the literal; a regex verifies each with the
-		// stdlib engine, which beats a whole-buffer RE2 pass on short lines.
-		for pos := 0; pos < len(buf); {
+		// stdlib engine, which beats a whole-buffer RE2 pass while candidates
+		// are sparse. When they are dense, RE2 takes the rest of the file.
+		candidates := 0
+		for pos < len(buf) {
 			i := m.find.index(buf[pos:])
 			if i < 0 {
 				return
 			}
 			s, e := lineBounds(buf, pos+i)
+			if m.literal == nil {
+				candidates++
+				if candidates > 16 && candidates*2048 > e {
+					pos = s
+					break
+				}
+			}
 			if (m.literal != nil || m.std.Match(buf[s:e])) && !emit(s, e) {
 				return
 			}
 			pos = e + 1
 		}
-		return
+		if pos >= len(buf) {
+			return
+		}
 	}
-	for pos := 0; pos < len(buf); {
+	m.scanRE2(buf, pos, emit)
+}
+
+// scanRE2 lets RE2 find all matches of a window at a time.
+func (m *lineMatcher) scanRE2(buf []byte, pos int, emit func(s, e int) bool) {
+	for pos < len(buf) {
 		end := len(buf)
 		if end-pos > regexWindow {
 			end = pos + regexWindow
