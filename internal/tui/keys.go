@@ -121,6 +121,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case m.is("app.clear", k):
 		if !m.ed.Empty() {
 			m.ed.Reset()
+			m.images = nil
 			m.lastClear = time.Time{}
 			return nil, true
 		}
@@ -142,7 +143,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case m.is("app.editor.external", k):
 		return m.externalEditor(), true
 	case m.is("app.clipboard.pasteImage", k):
-		return tea.ReadClipboard, true
+		return pasteImage, true
 	case m.is("app.model.select", k):
 		m.openModelSelector()
 		return nil, true
@@ -188,7 +189,8 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		if !m.busy {
 			return m.submit(full), true
 		}
-		return func() tea.Msg { rt.FollowUp(full, nil); return nil }, true
+		images := m.takeImages(full)
+		return func() tea.Msg { rt.FollowUp(full, images); return nil }, true
 	case m.is("app.message.dequeue", k):
 		return runtimeCall(func() resultMsg {
 			q := rt.Dequeue()

@@ -91,6 +91,7 @@ type Model struct {
 	bashMu      *sync.Mutex
 	bashCmd     string
 	queued      []string
+	images      []llm.ImageContent // pasted images for the next prompt
 	status      string
 	statusErr   bool
 	spin        int
@@ -265,6 +266,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.applyReload(msg)
 	case startEditorMsg:
 		cmds = append(cmds, execEditor(msg))
+	case clipboardImageMsg:
+		if msg.err != nil {
+			m.setStatus(msg.err.Error(), true)
+		} else if msg.img != nil {
+			m.attachImage(msg.img)
+		}
 	case tea.ClipboardMsg:
 		if msg.Content != "" {
 			m.ed.Paste(msg.Content)
@@ -368,18 +375,19 @@ func (m *Model) submit(text string) tea.Cmd {
 	if cmd, exclude, ok := editor.Bang(trimmed); ok {
 		return m.runBash(cmd, exclude)
 	}
+	images := m.takeImages(text)
 	if m.busy {
 		rt := m.rt
-		return func() tea.Msg { rt.Steer(text, nil); return nil }
+		return func() tea.Msg { rt.Steer(text, images); return nil }
 	}
-	return m.prompt(text)
+	return m.prompt(text, images)
 }
 
-func (m *Model) prompt(text string) tea.Cmd {
+func (m *Model) prompt(text string, images []llm.ImageContent) tea.Cmd {
 	m.busy = true
 	m.tr.Bottom()
 	rt, ctx := m.rt, m.ctx
-	return func() tea.Msg { return promptDoneMsg{rt.Prompt(ctx, text, nil)} }
+	return func() tea.Msg { return promptDoneMsg{rt.Prompt(ctx, text, images)} }
 }
 
 func (m *Model) runBash(command string, exclude bool) tea.Cmd {

@@ -389,3 +389,17 @@ func TestFullscreenExitOutput(t *testing.T) {
 		t.Fatalf("hint %q", out)
 	}
 }
+
+func TestPastedImageGoesWithPrompt(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 60, 12)
+	d.Send(tui.ClipboardImageMsg("aGk=", "image/png"))
+	if !strings.Contains(d.Frame(), "[image #1]") {
+		t.Fatalf("marker:\n%s", d.Frame())
+	}
+	d.Type("what is this")
+	d.Press("enter")
+	if !hasCall(f, "Prompt [image #1] what is this") || f.LastImages() != 1 {
+		t.Fatalf("calls %v images %d", f.CallLog(), f.LastImages())
+	}
+}

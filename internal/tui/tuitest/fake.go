@@ -39,7 +39,12 @@ type Fake struct {
 	Block chan struct{}
 	abort chan struct{}
 	saved map[string]any
+	// images is how many images the last prompt carried.
+	images int
 }
+
+// LastImages is how many images the last prompt carried.
+func (f *Fake) LastImages() int { f.mu.Lock(); defer f.mu.Unlock(); return f.images }
 
 // NewFake returns a fake with two models and a session in /work/project.
 func NewFake() *Fake {
@@ -130,6 +135,7 @@ func ToolReply(command, output string) func(string) []agent.Event {
 func (f *Fake) Prompt(ctx context.Context, text string, images []llm.ImageContent) error {
 	f.call("Prompt " + text)
 	f.mu.Lock()
+	f.images = len(images)
 	f.streaming = true
 	f.abort = make(chan struct{})
 	abort, block := f.abort, f.Block
