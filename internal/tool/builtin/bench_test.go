@@ -59,8 +59,12 @@ func benchTool(b *testing.B, name, root, args string) {
 func BenchmarkGrep(b *testing.B) {
 	root := benchTree(b, 40, 50) // ~16 MB
 	b.Run("literal", func(b *testing.B) { benchTool(b, "grep", root, `{"pattern":"RELAYNEEDLE","limit":100000}`) })
-	b.Run("regex-literal", func(b *testing.B) { benchTool(b, "grep", root, `{"pattern":"cache\\d+ (token|stream)\\d+","limit":100000}`) })
-	b.Run("regex", func(b *testing.B) { benchTool(b, "grep", root, `{"pattern":"[a-z]+\\d{3} [a-z]+\\d{3} [a-z]+9{3}","limit":100000}`) })
+	b.Run("regex-literal", func(b *testing.B) {
+		benchTool(b, "grep", root, `{"pattern":"cache\\d+ (token|stream)\\d+","limit":100000}`)
+	})
+	b.Run("regex", func(b *testing.B) {
+		benchTool(b, "grep", root, `{"pattern":"[a-z]+\\d{3} [a-z]+\\d{3} [a-z]+9{3}","limit":100000}`)
+	})
 }
 
 func BenchmarkFind(b *testing.B) {
