@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -33,6 +34,7 @@ func goodAnswers(mutate func(map[string]any)) string {
 }
 
 type server struct {
+	mu      sync.Mutex
 	health  string
 	answers string
 	status  int
@@ -43,14 +45,18 @@ type server struct {
 
 func (s *server) start(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
 		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
 		switch r.URL.Path {
 		case "/health":
 			io.WriteString(w, s.health)
 		case "/v1/systemone":
 			var body map[string]json.RawMessage
 			json.NewDecoder(r.Body).Decode(&body)
+			s.mu.Lock()
 			s.bodies = append(s.bodies, body)
+			s.mu.Unlock()
 			if s.delay > 0 {
 				select {
 				case <-time.After(s.delay):
@@ -175,6 +181,7 @@ func TestClientStatusAndSlow(t *testing.T) {
 	if err == nil || err.Error() != "Request timed out after 50ms" {
 		t.Errorf("timeout error %v", err)
 	}
+	srv2.Close()
 	if len(slow.bodies) != 1 {
 		t.Errorf("%d calls: the client must not retry", len(slow.bodies))
 	}
