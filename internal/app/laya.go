@@ -20,7 +20,8 @@ import (
 // Hook points for the Laya router (laya/auto). The runtime calls these at
 // fixed places; with no router wired they are pass-throughs.
 
-// LayaConfig resolves the router configuration from settings. The base
+// LayaConfig resolves the router configuration from settings (the API key
+// from LAYA_API_KEY; EnableLaya prefers a stored credential). The base
 // URL is laya.baseUrl, else LAYA_BASE_URL, else laya.md's 127.0.0.1:8737
 // (the Docker generation; settings.md's 8000 default belongs to the older
 // host-Python generation).
@@ -47,6 +48,14 @@ func LayaConfig(st *settings.Settings, agentDir string) laya.Config {
 // relay's, for the image tag).
 func (r *Runtime) EnableLaya(st *settings.Settings, policyFlag string, interactive bool, version string) {
 	cfg := LayaConfig(st, r.cfg.AgentDir)
+	// A stored credential for the laya provider wins over LAYA_API_KEY.
+	if r.cfg.Models != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if key, _, err := r.cfg.Models.Auth(ctx, &llm.Model{Provider: laya.Provider, ID: laya.ClassifierModelID, API: "typesafe-system-one"}); err == nil && key != "" {
+			cfg.APIKey = key
+		}
+		cancel()
+	}
 	router := laya.New(cfg, r.cfg.Models)
 	if policyFlag != "" {
 		router.SetFlagProfile(policyFlag)
