@@ -1,10 +1,3 @@
-// Package laya is the adaptive router behind the virtual model laya/auto:
-// it assesses each request (learned-task memory, the Laya classifier,
-// keyword rules in English and Portuguese), applies deterministic policy
-// floors, and picks the cheapest model with credentials likely to succeed,
-// escalating when the work fails. It also owns the classifier client, the
-// memory of learned tasks, telemetry, /laya learn's dataset and the Docker
-// runtime of the Laya server.
 package laya
 
 import (
