@@ -546,3 +546,30 @@ func TestLayaWithoutCredentials(t *testing.T) {
 		t.Errorf("err %v, %d requests", err, len(fc.reqs))
 	}
 }
+
+func TestLayaCountsVerificationRequests(t *testing.T) {
+	s := session.InMemory("/p")
+	s.AppendMessage(&llm.UserMessage{Content: llm.StringContent("old task")})
+	s.AppendMessage(&llm.ToolResultMessage{ToolCallID: "x", IsError: true})
+	s.AppendMessage(&llm.UserMessage{Content: llm.StringContent("Corrija o texto deste botão")})
+	st := &laya.State{Request: "Corrija o texto deste botão", Tier: laya.TierFast}
+	s.AppendCustom(laya.StateCustomType, laya.StateEntry{Provider: "laya", ModelID: "auto", State: st})
+	s.AppendMessage(&llm.AssistantMessage{StopReason: llm.StopToolUse})
+	s.AppendMessage(&llm.ToolResultMessage{ToolCallID: "a", IsError: true})
+	s.AppendMessage(&llm.AssistantMessage{StopReason: llm.StopStop})
+	s.AppendMessage(&llm.UserMessage{Content: llm.StringContent("[harness:evidence] Completion check: no evidence")})
+	s.AppendMessage(&llm.AssistantMessage{StopReason: llm.StopToolUse})
+	s.AppendMessage(&llm.ToolResultMessage{ToolCallID: "b", IsError: true})
+	v := viewBranch(s.Branch(""))
+	if v.userText != "Corrija o texto deste botão" || !v.current || v.failures != 3 || v.evidence != 1 || v.lastFailed != nil || v.learning {
+		t.Fatalf("view %+v", v)
+	}
+	cat := newLayaCatalog(&fakeClient{}, "anthropic")
+	r := laya.New(laya.Config{EscalateAfterFailures: 3, MinConfidence: 0.5}, cat)
+	a := laya.RuleAssessment(st.Request)
+	planned, _ := r.Plan(st.Request, a)
+	next, err := r.Continue(planned, v.failures, v.evidence)
+	if err != nil || next == nil || next.Escalations[0].Reason != laya.ReasonTestFailure || next.Tier != laya.TierBalanced {
+		t.Errorf("escalation %+v %v", next, err)
+	}
+}
