@@ -61,6 +61,8 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 		Fullscreen:             s.TUIMode != "regular",
 		FullscreenScrollbar:    s.FullscreenScrollbar,
 		FullscreenExitOutput:   s.FullscreenExitOutput,
+		CopyOnSelect:           s.FullscreenCopyOnSelect,
+		TerminalProgress:       s.Terminal.ShowTerminalProgress,
 		FullscreenWheelLines:   s.FullscreenWheelScrollLines.Lines,
 		QuietStartup:           s.QuietStartup.Quiet,
 		OutputPad:              s.OutputPad,

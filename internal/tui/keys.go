@@ -59,6 +59,7 @@ func (m *Model) afterEditor(out editor.Outcome, cmd tea.Cmd) tea.Cmd {
 
 func (m *Model) altScreenKey(k tea.KeyPressMsg) bool {
 	tr := m.tr
+	m.sel = selection{}
 	switch {
 	case m.is("tui.altScreen.pageUp", k):
 		tr.PageUp()
@@ -171,6 +172,9 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.tr.SetToolsExpanded(!m.tr.ToolsExpanded())
 		return nil, true
 	case m.is("app.message.copy", k):
+		if m.sel.active && !m.opts.CopyOnSelect {
+			return m.copySelection(), true
+		}
 		text := m.tr.LastAssistantText()
 		if text == "" {
 			m.setStatus("Nothing to copy", false)

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +110,10 @@ type Model struct {
 	searching bool
 	search    string
 
+	sel      selection
+	rows     []string // transcript rows of the last fullscreen frame
+	themeMod time.Time
+
 	pendingPrint []string // regular mode: lines to print above the view
 	pending      tea.Cmd  // a command queued by a helper outside Update's return
 	quitting     bool
@@ -193,6 +198,12 @@ func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.q.wait, tea.RequestBackgroundColor}
+	if !m.opts.DisableTick {
+		if st, err := os.Stat(m.th.Source); err == nil {
+			m.themeMod = st.ModTime()
+		}
+		cmds = append(cmds, m.watchTheme())
+	}
 	if !m.opts.DisableTick {
 		cmds = append(cmds, tick())
 	}
@@ -284,7 +295,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			m.ed.Paste(msg.Content)
 		}
+	case tea.MouseClickMsg, tea.MouseMotionMsg, tea.MouseReleaseMsg:
+		cmds = append(cmds, m.mouse(msg))
+	case themeCheckMsg:
+		m.themeMod = msg.mod
+		if msg.err != nil {
+			m.tr.AddError(msg.err.Error())
+		} else if msg.th != nil {
+			if m.opts.CustomThemes == nil {
+				m.opts.CustomThemes = map[string]*theme.Theme{}
+			}
+			m.opts.CustomThemes[msg.th.Name] = msg.th
+			m.setTheme(themeSelect(m.opts))
+		}
+		cmds = append(cmds, m.watchTheme())
 	case tea.MouseWheelMsg:
+		m.sel = selection{}
 		if m.fullscreen {
 			n := m.wheelLines()
 			if msg.Mod&tea.ModAlt != 0 {

@@ -27,6 +27,8 @@ type Options struct {
 	Fullscreen             bool   // tuiMode == "fullscreen"
 	FullscreenScrollbar    string // "auto" | "always" | "hidden"
 	FullscreenExitOutput   string // "transcript" | "resume-hint"
+	CopyOnSelect           bool   // fullscreenCopyOnSelect
+	TerminalProgress       bool   // terminal.showTerminalProgress (OSC 9;4)
 	FullscreenWheelLines   int    // 0 = auto
 	QuietStartup           bool
 	OutputPad              int

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui"
 	"github.com/relay-agent/relay/internal/tui/keymap"
@@ -401,5 +403,26 @@ func TestPastedImageGoesWithPrompt(t *testing.T) {
 	d.Press("enter")
 	if !hasCall(f, "Prompt [image #1] what is this") || f.LastImages() != 1 {
 		t.Fatalf("calls %v images %d", f.CallLog(), f.LastImages())
+	}
+}
+
+func TestMouseSelectionCopies(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen, o.CopyOnSelect, o.QuietStartup = true, true, true
+	d := start(t, f, o, 60, 14)
+	d.Type("hello")
+	d.Press("enter")
+	frame := strings.Split(d.Frame(), "\n")
+	y := slices.IndexFunc(frame, func(l string) bool { return strings.Contains(l, "echo: hello") })
+	if y < 0 {
+		t.Fatalf("answer not on screen:\n%s", d.Frame())
+	}
+	x := strings.Index(frame[y], "echo")
+	d.Send(tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft})
+	d.Send(tea.MouseMotionMsg{X: x + 10, Y: y, Button: tea.MouseLeft})
+	d.Send(tea.MouseReleaseMsg{X: x + 10, Y: y, Button: tea.MouseLeft})
+	if !strings.Contains(d.Frame(), "Copied 11 characters") {
+		t.Fatalf("no copy:\n%s", d.Frame())
 	}
 }

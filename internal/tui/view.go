@@ -49,7 +49,8 @@ func (m *Model) View() tea.View {
 		cursorRow = -1
 	} else if m.fullscreen {
 		avail := max(1, m.height-len(bottom))
-		lines = m.transcriptWithScrollbar(w, avail)
+		m.rows = m.transcriptWithScrollbar(w, avail)
+		lines = m.highlight(m.rows)
 	} else {
 		live := m.tr.Live(w)
 		if m.bashRunning {
@@ -69,6 +70,9 @@ func (m *Model) View() tea.View {
 	v.AltScreen = m.fullscreen
 	if m.fullscreen {
 		v.MouseMode = tea.MouseModeCellMotion
+	}
+	if m.opts.TerminalProgress && (m.busy || m.bashRunning) {
+		v.ProgressBar = tea.NewProgressBar(tea.ProgressBarIndeterminate, 0)
 	}
 	if m.opts.ShowHardwareCursor && cursorRow >= 0 {
 		v.Cursor = tea.NewCursor(cursorCol, cursorRow)
