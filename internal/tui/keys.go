@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -117,6 +118,10 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	rt := m.rt
 	switch {
+	case m.sel.active && m.is("tui.input.copy", k):
+		cmd := m.copySelection()
+		m.sel = selection{}
+		return cmd, true
 	case m.is("app.interrupt", k):
 		return m.interrupt(), true
 	case m.is("app.clear", k):
@@ -140,6 +145,10 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.quitting = true
 		return nil, true
 	case m.is("app.suspend", k):
+		if runtime.GOOS == "windows" {
+			m.setStatus("Suspending is not supported on Windows terminals", true)
+			return nil, true
+		}
 		return tea.Suspend, true
 	case m.is("app.editor.external", k):
 		return m.externalEditor(), true
