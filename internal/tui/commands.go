@@ -71,9 +71,11 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 			return resultMsg{notice: "Session name: " + args}
 		}), true
 	case "session":
-		m.refreshInfo()
-		m.tr.AddNotice(m.sessionText())
-		return nil, true
+		rt := m.rt
+		return func() tea.Msg {
+			in := rt.Info()
+			return resultMsg{notice: sessionText(in), info: &in}
+		}, true
 	case "copy":
 		text := m.tr.LastAssistantText()
 		if text == "" {
@@ -184,8 +186,7 @@ func (m *Model) knownCommand(name string) bool {
 	return false
 }
 
-func (m *Model) sessionText() string {
-	in := m.info
+func sessionText(in Info) string {
 	file := in.SessionFile
 	if file == "" {
 		file = "(not saved)"

@@ -35,7 +35,8 @@ type (
 		reload   bool   // redraw the transcript from ContextMessages
 		editor   string // text to put in the editor
 		hasText  bool
-		dequeued bool // the queue was emptied into the editor
+		dequeued bool  // the queue was emptied into the editor
+		info     *Info // fresh session info
 	}
 	tickMsg   struct{}
 	statusMsg string
@@ -98,6 +99,8 @@ type Model struct {
 	spin        int
 
 	info        Info
+	infoDirty   bool
+	infoBusy    bool
 	modelName   string
 	thinking    llm.ThinkingLevel
 	hasThinking bool
@@ -175,8 +178,10 @@ func (m *Model) header() string {
 		v, m.km.Label("app.interrupt"), m.km.Label("app.clear"), m.km.Label("app.clear"))
 }
 
+// refreshInfo updates the model name and thinking level now and asks for
+// the session totals (Info may scan the whole session) off the update
+// loop; see infoCmd.
 func (m *Model) refreshInfo() {
-	m.info = m.rt.Info()
 	if md := m.rt.Model(); md != nil {
 		m.modelName = md.ID
 		m.hasThinking = md.Reasoning
@@ -185,6 +190,19 @@ func (m *Model) refreshInfo() {
 		m.hasThinking = false
 	}
 	m.thinking = m.rt.ThinkingLevel()
+	m.infoDirty = true
+}
+
+type infoMsg struct{ info Info }
+
+// infoCmd fetches Info when it is stale and no fetch is running.
+func (m *Model) infoCmd() tea.Cmd {
+	if !m.infoDirty || m.infoBusy {
+		return nil
+	}
+	m.infoDirty, m.infoBusy = false, true
+	rt := m.rt
+	return func() tea.Msg { return infoMsg{rt.Info()} }
 }
 
 func themeSelect(o Options) *theme.Theme {
@@ -197,7 +215,7 @@ func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
 
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.q.wait, tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{m.q.wait, tea.RequestBackgroundColor, m.infoCmd()}
 	if !m.opts.DisableTick {
 		if st, err := os.Stat(m.th.Source); err == nil {
 			m.themeMod = st.ModTime()
@@ -241,6 +259,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.applyEvent(ev)
 		}
 		cmds = append(cmds, m.q.wait)
+	case infoMsg:
+		m.info, m.infoBusy = msg.info, false
 	case tickMsg:
 		m.spin++
 		cmds = append(cmds, tick())
@@ -330,6 +350,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
 		}
 	}
+	if c := m.infoCmd(); c != nil {
+		cmds = append(cmds, c)
+	}
 	if m.pending != nil {
 		cmds = append(cmds, m.pending)
 		m.pending = nil
@@ -381,6 +404,9 @@ func (m *Model) applyResult(r resultMsg) {
 	}
 	if r.dequeued {
 		m.queued = nil
+	}
+	if r.info != nil {
+		m.info = *r.info
 	}
 	m.refreshInfo()
 }

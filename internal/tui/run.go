@@ -35,10 +35,11 @@ func Run(ctx context.Context, rt Runtime, o Options) error {
 // (fullscreenExitOutput): the transcript, or a hint to resume.
 func (m *Model) ExitOutput() string {
 	if m.opts.FullscreenExitOutput == "resume-hint" {
-		if m.info.SessionFile == "" {
+		in := m.rt.Info() // the program has exited: no update loop to block
+		if in.SessionFile == "" {
 			return ""
 		}
-		return "Resume this session with: relay --session " + m.info.SessionID + "\n"
+		return "Resume this session with: relay --session " + in.SessionID + "\n"
 	}
 	w := m.width
 	if w <= 0 {
