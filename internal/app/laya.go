@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -552,7 +553,7 @@ func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
 	if !has {
 		r.SetActiveTools(append(active, laya.LearnToolName))
 	}
-	if err := r.Prompt(ctx, laya.LearnPrompt(tasks, file), nil); err != nil {
+	if err := r.sendLayaText(ctx, laya.LearnPrompt(tasks, file)); err != nil {
 		return "", err
 	}
 	ls.mu.Lock()
@@ -562,6 +563,27 @@ func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
 		return fmt.Sprintf("Sent %d tasks to the agent; nothing was saved yet.", len(tasks)), nil
 	}
 	return done, nil
+}
+
+// sendLayaText sends relay's own [laya:...] request like Prompt does, but
+// without handing it to the harness as the developer's words (its "do not
+// change any file" must not become a standing constraint).
+func (r *Runtime) sendLayaText(ctx context.Context, text string) error {
+	if r.Model() == nil {
+		return ErrNoModel
+	}
+	r.maybeCompact(ctx, "threshold")
+	if err := r.routePrompt(ctx, text); err != nil {
+		return err
+	}
+	if err := r.syncSystem(); err != nil {
+		return err
+	}
+	err := r.agent.Run(ctx, r.UserMessage(text, nil))
+	if errors.Is(err, agent.ErrBusy) {
+		return fmt.Errorf("laya learn: %w", err)
+	}
+	return err
 }
 
 // layaTrain is /laya train.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
@@ -571,5 +572,18 @@ func TestLayaCountsVerificationRequests(t *testing.T) {
 	next, err := r.Continue(planned, v.failures, v.evidence)
 	if err != nil || next == nil || next.Escalations[0].Reason != laya.ReasonTestFailure || next.Tier != laya.TierBalanced {
 		t.Errorf("escalation %+v %v", next, err)
+	}
+}
+
+func TestLayaLearnIsNoDeveloperConstraint(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"), say("nothing to label"))
+	hc := harness.New(harness.Config{Alignment: true, Cwd: t.TempDir()})
+	e.rt.cfg.Harness = hc
+	e.prompt(t, "Corrija o texto deste botão")
+	if _, err := e.rt.LayaCommand(context.Background(), "learn"); err != nil {
+		t.Fatal(err)
+	}
+	if st := hc.State(nil); strings.Contains(st, "Do not change any file") {
+		t.Errorf("the learn brief became a developer constraint:\n%s", st)
 	}
 }
