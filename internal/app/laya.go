@@ -328,8 +328,13 @@ func (r *Runtime) attachLessons(ls *layaState) {
 // is passed through.
 func (r *Runtime) augmentRequest(msgs []llm.Message) []llm.Message { return msgs }
 
-// observeAssistant sees every finished assistant message.
-func (r *Runtime) observeAssistant(msg *llm.AssistantMessage) {}
+// observeAssistant sees every finished assistant message: a rate-limit,
+// overload or quota error puts pressure on that provider's quota.
+func (r *Runtime) observeAssistant(msg *llm.AssistantMessage) {
+	if r.laya != nil {
+		r.laya.router.NoteFailure(msg)
+	}
+}
 
 // observeToolResult sees every tool result. Laya counts failures from the
 // branch, so nothing is kept here.

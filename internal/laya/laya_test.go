@@ -258,6 +258,7 @@ func TestQuotaPressureMovesProvider(t *testing.T) {
 		t.Fatalf("%v %v", st, err)
 	}
 	failed := &llm.AssistantMessage{StopReason: llm.StopError, Provider: "anthropic", ErrorMessage: "429 Too Many Requests"}
+	r.NoteFailure(failed)
 	next, err := r.Retry(st, failed)
 	if err != nil || next == nil || next.Model != "google/gemini-3.1-pro-preview" || next.Tier != TierStrong {
 		t.Fatalf("retry: %+v %v", next, err)

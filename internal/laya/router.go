@@ -409,19 +409,23 @@ func IsQuotaError(m *llm.AssistantMessage) bool {
 	return quotaError().MatchString(m.ErrorMessage)
 }
 
-// Retry is called before the request that retries a failed one. A quota
-// error records pressure on that provider and re-selects at the same tier,
-// which moves the task to an equivalent model of another provider when one
-// has credentials. nil means sticky.
+// NoteFailure records quota pressure on the provider of a response that
+// failed with a rate-limit, overload or quota error (whichever model was
+// selected), so later selections prefer other providers.
+func (r *Router) NoteFailure(m *llm.AssistantMessage) {
+	if IsQuotaError(m) && m.Provider != "" {
+		r.quota.Pressure(m.Provider)
+	}
+}
+
+// Retry is called before the request that retries a failed one. After a
+// quota error (its pressure noted with NoteFailure) it re-selects at the
+// same tier, which moves the task to an equivalent model of another
+// provider when one has credentials. nil means sticky.
 func (r *Router) Retry(st *State, failed *llm.AssistantMessage) (*State, error) {
 	if !IsQuotaError(failed) {
 		return nil, nil
 	}
-	provider := failed.Provider
-	if provider == "" {
-		provider, _, _ = SplitRef(st.Model)
-	}
-	r.quota.Pressure(provider)
 	ranked, err := r.rank(st.Tier, st.Tier, st.Assessment)
 	if err != nil {
 		return nil, err
