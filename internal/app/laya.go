@@ -39,6 +39,7 @@ func LayaConfig(st *settings.Settings, agentDir string) laya.Config {
 		Home: filepath.Join(agentDir, "laya"), BaseURL: base, APIKey: strings.TrimSpace(os.Getenv("LAYA_API_KEY")),
 		Registry: l.Models, Quota: l.Quota, Policy: l.Policy, MinConfidence: l.MinConfidence,
 		EscalateAfterFailures: l.EscalateAfterFailures, ToolRouting: l.ToolRouting, Telemetry: l.Telemetry,
+		FollowProvider: l.FollowProvider, ModelGroups: l.ModelGroups,
 		Memory: l.Memory, Timeout: time.Duration(l.TimeoutMs) * time.Millisecond,
 	}
 }
@@ -179,6 +180,7 @@ func (r *Runtime) routePrompt(ctx context.Context, text string) error {
 	if !laya.IsAutoModel(r.Model()) || laya.IsHarnessText(text) {
 		return nil
 	}
+	ls.router.Follow(viewBranch(r.Session().Branch("")).physical)
 	a := ls.router.Assess(ctx, text)
 	st, err := ls.router.Plan(text, a)
 	if err != nil {
@@ -242,6 +244,7 @@ func (r *Runtime) route(ls *layaState) (*llm.Model, llm.ThinkingLevel, error) {
 	sess := r.Session()
 	v := viewBranch(sess.Branch(""))
 	router := ls.router
+	router.Follow(v.physical)
 	if v.userText == "" || v.learning {
 		// No user request behind this one (or /laya learn's labeling):
 		// no task, no state.

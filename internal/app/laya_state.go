@@ -55,12 +55,20 @@ type branchView struct {
 	lastFailed *llm.AssistantMessage
 	learning   bool          // a [laya:learn] request follows the user request
 	since      []llm.Message // messages after the user request
+	physical   string        // latest physical model selection, provider/id
 }
 
 // viewBranch scans the branch once.
-func viewBranch(entries []*session.Entry) branchView {
-	var v branchView
+func viewBranch(entries []*session.Entry) (v branchView) {
+	physical := ""
+	defer func() { v.physical = physical }()
 	for _, e := range entries {
+		if mc := e.ModelChange(); mc != nil {
+			if mc.Provider != laya.Provider {
+				physical = mc.Provider + "/" + mc.ModelID
+			}
+			continue
+		}
 		if c := e.Custom(); c != nil && c.CustomType == laya.StateCustomType {
 			var se laya.StateEntry
 			if json.Unmarshal(c.Data, &se) == nil && se.State != nil {

@@ -587,3 +587,13 @@ func TestLayaLearnIsNoDeveloperConstraint(t *testing.T) {
 		t.Errorf("the learn brief became a developer constraint:\n%s", st)
 	}
 }
+
+func TestLayaFollowsTheSelectedProvider(t *testing.T) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t), FollowProvider: true}, say("done"))
+	_ = e.rt.SetModel(e.rt.FindModel("google", "gemini-3.5-flash"))
+	_ = e.rt.SetModel(e.rt.FindModel("laya", "auto"))
+	e.prompt(t, "Fix the race condition in workers")
+	if got := e.routed(0); got != "gemini-3.1-pro-preview • high" {
+		t.Errorf("routed to %s", got)
+	}
+}

@@ -439,3 +439,46 @@ func TestKeywordProfileTable(t *testing.T) {
 		}
 	}
 }
+
+func TestFollowProvider(t *testing.T) {
+	models := testModels("anthropic", "google", "openai")
+	models.all = append(models.all, &llm.Model{ID: "gpt-4o", Provider: "openai", API: "x", Reasoning: true})
+	req := "Fix the race condition in workers"
+	a := RuleAssessment(req)
+	r := New(Config{FollowProvider: true, MinConfidence: 0.5}, models)
+	r.Follow("google/gemini-3.5-flash")
+	st, err := r.Plan(req, a)
+	if err != nil || st.Model != "google/gemini-3.1-pro-preview" || st.CapabilityKnown != nil {
+		t.Fatalf("followed google: %+v %v", st, err)
+	}
+	failed := &llm.AssistantMessage{StopReason: llm.StopError, Provider: "google", ErrorMessage: "429 rate limit"}
+	r.NoteFailure(failed)
+	if next, _ := r.Retry(st, failed); next != nil {
+		t.Errorf("followProvider switched provider on a rate limit: %s", next.Model)
+	}
+	// A followed model outside the registry is the only candidate.
+	r.Follow("openai/gpt-4o")
+	st, _ = r.Plan(req, a)
+	if st.Model != "openai/gpt-4o" || st.Tier != TierBalanced || st.CapabilityKnown == nil || *st.CapabilityKnown {
+		t.Errorf("unknown followed model: %+v", st)
+	}
+	if n := r.Notices(); len(n) != 1 || !strings.Contains(n[0], "laya/auto follows openai") {
+		t.Errorf("notices %q", n)
+	}
+	// A model group holding the followed model is the registry.
+	g := New(Config{FollowProvider: true, MinConfidence: 0.5, ModelGroups: map[string]map[string][]string{
+		"work": {"fast": {"google/gemini-3.5-flash"}, "strong": {"anthropic/claude-opus-5-5"}}}}, models)
+	g.Follow("google/gemini-3.5-flash")
+	if st, _ := g.Plan(req, a); st.Model != "anthropic/claude-opus-5-5" {
+		t.Errorf("group: %s", st.Model)
+	}
+	if st, _ := g.Plan("Corrija o texto deste botão", RuleAssessment("Corrija o texto deste botão")); st.Model != "google/gemini-3.5-flash" {
+		t.Errorf("group fast: %s", st.Model)
+	}
+	// Off: the followed model does not matter.
+	off := New(Config{MinConfidence: 0.5}, models)
+	off.Follow("google/gemini-3.5-flash")
+	if st, _ := off.Plan(req, a); st.Model != "anthropic/claude-opus-5-5" {
+		t.Errorf("followProvider off: %s", st.Model)
+	}
+}

@@ -46,7 +46,10 @@ type State struct {
 	Escalations          []Escalation      `json:"escalations"`
 	Attempts             int               `json:"attempts"`
 	Alternatives         []string          `json:"alternatives"`
+	CapabilityKnown      *bool             `json:"capabilityKnown,omitempty"` // false: a followed model outside the registry
 }
+
+func boolPtr(b bool) *bool { return &b }
 
 func (s *State) clone() *State {
 	c := *s
@@ -66,6 +69,8 @@ type Config struct {
 	MinConfidence         float64
 	EscalateAfterFailures int // 0 disables
 	ToolRouting           string
+	FollowProvider        bool                           // laya.followProvider
+	ModelGroups           map[string]map[string][]string // laya.modelGroups
 	Telemetry             bool
 	Memory                bool
 	Timeout               time.Duration
@@ -99,6 +104,7 @@ type Router struct {
 	serverBusy       func() (bool, string) // Docker install in progress
 	last             *State
 	lastRanking      []Scored
+	follow           string // provider/id of the latest physical selection
 }
 
 // New builds a router; history is read from telemetry now (session start).
@@ -311,9 +317,63 @@ func (r *Router) historySnapshot() History {
 	return h
 }
 
+// Follow tells the router the latest physical model the user selected
+// ("provider/id", "" = none); with laya.followProvider the candidates stay
+// with that model's provider, or its laya.modelGroups group.
+func (r *Router) Follow(ref string) {
+	r.mu.Lock()
+	r.follow = ref
+	r.mu.Unlock()
+}
+
+// following returns the followed ref when laya.followProvider is on.
+func (r *Router) following() string {
+	if !r.cfg.FollowProvider {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.follow
+}
+
+// routeCandidates are the candidates of this request: all registry models
+// with credentials, or under followProvider the followed model's group or
+// provider (the followed model alone, as balanced, when none is mapped).
+func (r *Router) routeCandidates() []Candidate {
+	ref := r.following()
+	if ref == "" {
+		return r.Candidates()
+	}
+	for _, group := range r.cfg.ModelGroups {
+		for _, refs := range group {
+			if indexOf(refs, ref) >= 0 {
+				return Candidates(MergeRegistryOver(nil, group), r.models)
+			}
+		}
+	}
+	provider, id, _ := SplitRef(ref)
+	var out []Candidate
+	for _, c := range r.Candidates() {
+		if c.Model.Provider == provider {
+			c.Order = len(out)
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		if m := r.models.Find(provider, id); m != nil {
+			for _, a := range r.models.Available() {
+				if a.Provider == provider && a.ID == id {
+					out = append(out, Candidate{Ref: ref, Model: m, Tier: TierBalanced, Unknown: true})
+				}
+			}
+		}
+	}
+	return out
+}
+
 // rank selects for a required tier and floor.
 func (r *Router) rank(required, floor Tier, a Assessment) ([]Scored, error) {
-	cands := r.Candidates()
+	cands := r.routeCandidates()
 	if len(cands) == 0 {
 		return nil, ErrNoCandidates
 	}
@@ -327,6 +387,21 @@ func (r *Router) rank(required, floor Tier, a Assessment) ([]Scored, error) {
 
 func (r *Router) apply(st *State, ranked []Scored) {
 	best := ranked[0]
+	if ref := r.following(); ref != "" && (best.Unknown || best.Tier < st.Policy.RequiredTier) {
+		what := "no " + st.Policy.RequiredTier.String() + " model"
+		if best.Unknown {
+			what = "no model in the Laya registry"
+		}
+		p, _, _ := SplitRef(ref)
+		r.mu.Lock()
+		r.notice(fmt.Sprintf("laya/auto follows %s, which has %s: routing to %s (tier %s unknown or below the required %s).",
+			p, what, best.Ref, best.Tier, st.Policy.RequiredTier))
+		r.mu.Unlock()
+	}
+	st.CapabilityKnown = nil
+	if best.Unknown {
+		st.CapabilityKnown = boolPtr(false)
+	}
 	st.Tier = best.Tier
 	st.Model = best.Ref
 	st.ThinkingLevel = best.Model.ClampThinkingLevel(st.Policy.ThinkingLevel)
@@ -423,7 +498,8 @@ func (r *Router) NoteFailure(m *llm.AssistantMessage) {
 // same tier, which moves the task to an equivalent model of another
 // provider when one has credentials. nil means sticky.
 func (r *Router) Retry(st *State, failed *llm.AssistantMessage) (*State, error) {
-	if !IsQuotaError(failed) {
+	if !IsQuotaError(failed) || r.following() != "" {
+		// followProvider: rate limits never switch provider.
 		return nil, nil
 	}
 	ranked, err := r.rank(st.Tier, st.Tier, st.Assessment)

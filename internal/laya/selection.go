@@ -31,7 +31,15 @@ func DefaultRegistry() map[Tier][]string {
 // MergeRegistry applies laya.models: a tier set there replaces that
 // tier's default list (shallow merge). Unknown tier names are ignored.
 func MergeRegistry(user map[string][]string) map[Tier][]string {
-	reg := DefaultRegistry()
+	return MergeRegistryOver(DefaultRegistry(), user)
+}
+
+// MergeRegistryOver applies user tiers over base (nil base = empty).
+func MergeRegistryOver(base map[Tier][]string, user map[string][]string) map[Tier][]string {
+	reg := map[Tier][]string{}
+	for t, refs := range base {
+		reg[t] = refs
+	}
 	for name, refs := range user {
 		if t, ok := ParseTier(name); ok {
 			reg[t] = append([]string(nil), refs...)
@@ -49,10 +57,11 @@ func SplitRef(ref string) (provider, id string, ok bool) {
 
 // Candidate is one registry model with credentials.
 type Candidate struct {
-	Ref   string
-	Model *llm.Model
-	Tier  Tier
-	Order int
+	Ref     string
+	Model   *llm.Model
+	Tier    Tier
+	Order   int
+	Unknown bool // a followed model outside the registry (tier assumed balanced)
 }
 
 // ErrNoCandidates says no registry model has credentials.
