@@ -208,8 +208,14 @@ func sessionText(in Info) string {
 func modelKey(md *llm.Model) string { return md.Provider + "/" + md.ID }
 
 func (m *Model) openModelSelector() {
-	models := m.rt.AvailableModels()
-	cur := m.rt.Model()
+	rt := m.rt
+	m.later(func() func(*Model) {
+		models, cur := rt.AvailableModels(), rt.Model()
+		return func(m *Model) { m.modelSelector(models, cur) }
+	})
+}
+
+func (m *Model) modelSelector(models []*llm.Model, cur *llm.Model) {
 	var items []selectItem
 	sel := 0
 	for i, md := range models {
@@ -256,28 +262,26 @@ func (m *Model) openModelSelector() {
 }
 
 func (m *Model) selectModelByName(name string) tea.Cmd {
-	var match *llm.Model
-	for _, md := range m.rt.AvailableModels() {
-		if modelKey(md) == name || md.ID == name {
-			match = md
-			break
-		}
-	}
-	if match == nil {
-		m.openModelSelector()
-		if s, ok := m.overlay.(*selectList); ok {
-			s.filter = name
-			s.refilter()
-		}
-		return nil
-	}
 	rt := m.rt
-	return runtimeCall(func() resultMsg {
-		if err := rt.SetModel(match); err != nil {
-			return resultMsg{err: err}
+	return func() tea.Msg {
+		models, cur := rt.AvailableModels(), rt.Model()
+		for _, md := range models {
+			if modelKey(md) == name || md.ID == name {
+				if err := rt.SetModel(md); err != nil {
+					return resultMsg{err: err}
+				}
+				return resultMsg{notice: "Model: " + modelKey(md)}
+			}
 		}
-		return resultMsg{notice: "Model: " + modelKey(match)}
-	})
+		// No exact match: open the selector filtered by the name.
+		return applyMsg(func(m *Model) {
+			m.modelSelector(models, cur)
+			if s, ok := m.overlay.(*selectList); ok {
+				s.filter = name
+				s.refilter()
+			}
+		})
+	}
 }
 
 func (m *Model) openThinkingSelector() {
@@ -328,7 +332,14 @@ func (m *Model) openFork() {
 		m.tr.AddError("wait for the agent to finish or abort it first")
 		return
 	}
-	points := m.rt.ForkPoints()
+	rt := m.rt
+	m.later(func() func(*Model) {
+		points := rt.ForkPoints()
+		return func(m *Model) { m.forkSelector(points) }
+	})
+}
+
+func (m *Model) forkSelector(points []ForkPoint) {
 	if len(points) == 0 {
 		m.tr.AddNotice("No user messages to fork from")
 		return

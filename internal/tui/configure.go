@@ -107,17 +107,22 @@ func (m *Model) openLogin(provider string) {
 		ask(provider)
 		return
 	}
-	var items []selectItem
-	for _, p := range c.Providers() {
-		d := "not configured"
-		if p.Source != "" {
-			d = "configured (" + p.Source + ")"
+	m.later(func() func(*Model) {
+		providers := c.Providers()
+		return func(m *Model) {
+			var items []selectItem
+			for _, p := range providers {
+				d := "not configured"
+				if p.Source != "" {
+					d = "configured (" + p.Source + ")"
+				}
+				items = append(items, selectItem{label: p.Name, detail: d, value: p.Name})
+			}
+			m.overlay = newSelect("Log in to a provider", items, func(m *Model, it selectItem) tea.Cmd {
+				ask(it.value.(string))
+				return nil
+			})
 		}
-		items = append(items, selectItem{label: p.Name, detail: d, value: p.Name})
-	}
-	m.overlay = newSelect("Log in to a provider", items, func(m *Model, it selectItem) tea.Cmd {
-		ask(it.value.(string))
-		return nil
 	})
 }
 
@@ -139,18 +144,23 @@ func (m *Model) openLogout(provider string) {
 		m.pending = logout(provider)
 		return
 	}
-	var items []selectItem
-	for _, p := range c.Providers() {
-		if p.Stored {
-			items = append(items, selectItem{label: p.Name, value: p.Name})
+	m.later(func() func(*Model) {
+		providers := c.Providers()
+		return func(m *Model) {
+			var items []selectItem
+			for _, p := range providers {
+				if p.Stored {
+					items = append(items, selectItem{label: p.Name, value: p.Name})
+				}
+			}
+			if len(items) == 0 {
+				m.tr.AddNotice("No stored credentials")
+				return
+			}
+			m.overlay = newSelect("Log out of a provider", items, func(m *Model, it selectItem) tea.Cmd {
+				return logout(it.value.(string))
+			})
 		}
-	}
-	if len(items) == 0 {
-		m.tr.AddNotice("No stored credentials")
-		return
-	}
-	m.overlay = newSelect("Log out of a provider", items, func(m *Model, it selectItem) tea.Cmd {
-		return logout(it.value.(string))
 	})
 }
 
@@ -170,9 +180,15 @@ func (m *Model) openScopedModels() {
 		m.tr.AddError("/scoped-models is not available in this build")
 		return
 	}
-	all := m.rt.AvailableModels()
+	rt := m.rt
+	m.later(func() func(*Model) {
+		all, ids := rt.AvailableModels(), c.EnabledModels()
+		return func(m *Model) { m.scopedSelector(all, ids) }
+	})
+}
+
+func (m *Model) scopedSelector(all []*llm.Model, ids []string) {
 	enabled := map[string]bool{}
-	ids := c.EnabledModels()
 	order := map[string]int{}
 	for i, id := range ids {
 		enabled[id] = true

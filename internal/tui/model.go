@@ -195,6 +195,16 @@ func (m *Model) refreshInfo() {
 
 type infoMsg struct{ info Info }
 
+// applyMsg runs on the update loop with data a Cmd fetched.
+type applyMsg func(m *Model)
+
+// later runs fetch off the update loop (runtime calls that may read files
+// or scan the session) and applies its result on the loop.
+func (m *Model) later(fetch func() func(*Model)) {
+	cmd := func() tea.Msg { return applyMsg(fetch()) }
+	m.pending = tea.Batch(m.pending, cmd)
+}
+
 // infoCmd fetches Info when it is stale and no fetch is running.
 func (m *Model) infoCmd() tea.Cmd {
 	if !m.infoDirty || m.infoBusy {
@@ -259,6 +269,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.applyEvent(ev)
 		}
 		cmds = append(cmds, m.q.wait)
+	case applyMsg:
+		msg(m)
 	case infoMsg:
 		m.info, m.infoBusy = msg.info, false
 	case tickMsg:

@@ -44,7 +44,14 @@ func (m *Model) openTree() {
 		m.tr.AddError("wait for the agent to finish or abort it first")
 		return
 	}
-	nodes := m.rt.Tree()
+	rt := m.rt
+	m.later(func() func(*Model) {
+		nodes := rt.Tree()
+		return func(m *Model) { m.treeNavigator(nodes) }
+	})
+}
+
+func (m *Model) treeNavigator(nodes []TreeNode) {
 	if len(nodes) == 0 {
 		m.tr.AddNotice("The session is empty")
 		return

@@ -81,14 +81,14 @@ func printed(msg tea.Msg) (string, bool) {
 	return extractField(msg), true
 }
 
-// Settle feeds messages until none arrives for 40ms (at most 3s).
+// Settle feeds messages until none arrives for 25ms (at most 3s).
 func (d *Driver) Settle() {
 	deadline := time.After(3 * time.Second)
 	for {
 		select {
 		case msg := <-d.msgs:
 			d.handle(msg)
-		case <-time.After(40 * time.Millisecond):
+		case <-time.After(25 * time.Millisecond):
 			return
 		case <-deadline:
 			return
@@ -104,12 +104,13 @@ func (d *Driver) Type(s string) {
 	d.Settle()
 }
 
-// Press sends keys in the spec syntax ("enter", "ctrl+p", "pageUp").
+// Press sends keys in the spec syntax ("enter", "ctrl+p", "pageUp"),
+// settling after each like a person typing.
 func (d *Driver) Press(keys ...string) {
 	for _, s := range keys {
 		d.handle(Key(s))
+		d.Settle()
 	}
-	d.Settle()
 }
 
 // Key builds the press of a key in spec syntax.
