@@ -58,6 +58,16 @@ func (r *Runtime) EnableLaya(st *settings.Settings, policyFlag string, interacti
 		}
 		cancel()
 	}
+	// The plan names up to three loaded skills relevant to the request.
+	cfg.Skills = func() []laya.Skill {
+		var out []laya.Skill
+		for _, s := range r.loadedSkills() {
+			if !s.DisableModelInvocation {
+				out = append(out, laya.Skill{Name: s.Name, Description: s.Description})
+			}
+		}
+		return out
+	}
 	router := laya.New(cfg, r.cfg.Models)
 	if policyFlag != "" {
 		router.SetFlagProfile(policyFlag)
