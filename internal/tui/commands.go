@@ -35,7 +35,7 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 				m.tr.AddError("unknown thinking level " + args)
 				return nil, true
 			}
-			return runtimeCall(func() resultMsg {
+			return m.call(func() resultMsg {
 				if err := rt.SetThinkingLevel(lvl); err != nil {
 					return resultMsg{err: err}
 				}
@@ -49,7 +49,7 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 			m.tr.AddError("wait for the agent to finish or abort it first")
 			return nil, true
 		}
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.NewSession(); err != nil {
 				return resultMsg{err: err}
 			}
@@ -64,7 +64,7 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 			m.tr.AddNotice("Session name: " + n)
 			return nil, true
 		}
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.SetSessionName(args); err != nil {
 				return resultMsg{err: err}
 			}
@@ -95,7 +95,7 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 			return promptDoneMsg{err: err}
 		}, true
 	case "clone":
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.Clone(); err != nil {
 				return resultMsg{err: err}
 			}
@@ -133,10 +133,10 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 	}
 	if m.opts.OnCommand != nil && m.knownCommand(name) {
 		run := m.opts.OnCommand
-		return func() tea.Msg {
+		return m.call(func() resultMsg {
 			out, err := run(ctx, name, args)
 			return resultMsg{notice: out, err: err, reload: name == "import"}
-		}, true
+		}), true
 	}
 	if m.knownCommand(name) {
 		m.tr.AddError("/" + name + " is not available in this build")
@@ -232,7 +232,7 @@ func (m *Model) modelSelector(models []*llm.Model, cur *llm.Model) {
 	rt := m.rt
 	s := newSelect("Select model", items, func(m *Model, it selectItem) tea.Cmd {
 		md := it.value.(*llm.Model)
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.SetModel(md); err != nil {
 				return resultMsg{err: err}
 			}
@@ -247,7 +247,7 @@ func (m *Model) modelSelector(models []*llm.Model, cur *llm.Model) {
 		}
 		md := it.value.(*llm.Model)
 		m.overlay = nil
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.SetModel(md); err != nil {
 				return resultMsg{err: err}
 			}
@@ -298,7 +298,7 @@ func (m *Model) openThinkingSelector() {
 	rt := m.rt
 	s := newSelect("Thinking level", items, func(m *Model, it selectItem) tea.Cmd {
 		l := it.value.(llm.ThinkingLevel)
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.SetThinkingLevel(l); err != nil {
 				return resultMsg{err: err}
 			}
@@ -313,7 +313,7 @@ func (m *Model) openThinkingSelector() {
 		}
 		l := it.value.(llm.ThinkingLevel)
 		m.overlay = nil
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.SetThinkingLevel(l); err != nil {
 				return resultMsg{err: err}
 			}
@@ -351,7 +351,7 @@ func (m *Model) forkSelector(points []ForkPoint) {
 	rt := m.rt
 	s := newSelect("Fork from message", items, func(m *Model, it selectItem) tea.Cmd {
 		id := it.value.(string)
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			text, err := rt.Fork(id)
 			if err != nil {
 				return resultMsg{err: err}

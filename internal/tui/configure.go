@@ -95,7 +95,7 @@ func (m *Model) openLogin(provider string) {
 			if key == "" {
 				return nil
 			}
-			return runtimeCall(func() resultMsg {
+			return m.call(func() resultMsg {
 				if err := c.Login(p, key); err != nil {
 					return resultMsg{err: err}
 				}
@@ -133,7 +133,7 @@ func (m *Model) openLogout(provider string) {
 		return
 	}
 	logout := func(p string) tea.Cmd {
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := c.Logout(p); err != nil {
 				return resultMsg{err: err}
 			}
@@ -288,7 +288,7 @@ func (s *scopedModels) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			ids = nil // all models: no restriction
 		}
 		m.overlay = nil
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := c.SaveEnabledModels(ids); err != nil {
 				return resultMsg{err: err}
 			}
@@ -397,7 +397,7 @@ func (m *Model) openSettings() {
 		// Keep the list open on the same row with the new value.
 		s.items[it.value.(int)].detail = fmt.Sprint(next)
 		m.overlay = s
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := c.SetSetting(d.key, next); err != nil {
 				return resultMsg{err: err}
 			}

@@ -159,7 +159,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	case m.is("app.model.cycleForward", k), m.is("app.model.cycleBackward", k):
 		fwd := m.is("app.model.cycleForward", k)
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			md, lvl, _, ok := rt.CycleModel(fwd)
 			if !ok || md == nil {
 				return resultMsg{notice: "No other model to cycle to"}
@@ -167,7 +167,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			return resultMsg{notice: "Model: " + md.Provider + "/" + md.ID + thinkingSuffix(md.Reasoning, string(lvl))}
 		}), true
 	case m.is("app.thinking.cycle", k):
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			lvl, ok := rt.CycleThinkingLevel()
 			if !ok {
 				return resultMsg{notice: "The current model does not support thinking"}
@@ -205,7 +205,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		images := m.takeImages(full)
 		return func() tea.Msg { rt.FollowUp(full, images); return nil }, true
 	case m.is("app.message.dequeue", k):
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			q := rt.Dequeue()
 			if len(q) == 0 {
 				return resultMsg{dequeued: true}

@@ -37,6 +37,7 @@ type (
 		hasText  bool
 		dequeued bool  // the queue was emptied into the editor
 		info     *Info // fresh session info
+		msgs     []llm.Message
 	}
 	tickMsg   struct{}
 	statusMsg string
@@ -303,7 +304,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.tr.AddError(msg.err.Error())
 		} else {
-			m.applyResult(resultMsg{reload: true, editor: msg.text, hasText: msg.text != ""})
+			m.applyResult(resultMsg{reload: true, msgs: msg.msgs, editor: msg.text, hasText: msg.text != ""})
 		}
 	case reloadMsg:
 		m.applyReload(msg)
@@ -404,7 +405,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 func (m *Model) applyResult(r resultMsg) {
 	if r.reload && r.err == nil {
 		m.tr.Clear()
-		m.tr.AddMessages(m.rt.ContextMessages())
+		m.tr.AddMessages(r.msgs)
 	}
 	if r.err != nil {
 		m.tr.AddError(r.err.Error())
@@ -485,7 +486,15 @@ func (m *Model) finishBash(msg bashDoneMsg) {
 	m.refreshInfo()
 }
 
-// runtimeCall runs f in a Cmd and reports its outcome.
-func runtimeCall(f func() resultMsg) tea.Cmd {
-	return func() tea.Msg { return f() }
+// call runs f in a Cmd and reports its outcome; when the transcript must
+// be redrawn, the new branch is fetched there too.
+func (m *Model) call(f func() resultMsg) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		r := f()
+		if r.reload && r.err == nil {
+			r.msgs = rt.ContextMessages()
+		}
+		return r
+	}
 }

@@ -169,7 +169,7 @@ func (p *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			m.tr.AddError("wait for the agent to finish or abort it first")
 			return nil
 		}
-		return runtimeCall(func() resultMsg {
+		return m.call(func() resultMsg {
 			if err := rt.SwitchSession(s.Path); err != nil {
 				return resultMsg{err: err}
 			}

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"github.com/relay-agent/relay/internal/llm"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -166,7 +168,7 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			label := strings.TrimSpace(t.label)
 			t.nodes[t.rows[t.selected].node].Label = label
 			rt := m.rt
-			return runtimeCall(func() resultMsg {
+			return m.call(func() resultMsg {
 				if err := rt.SetLabel(n.ID, label); err != nil {
 					return resultMsg{err: err}
 				}
@@ -342,12 +344,13 @@ func (t *treeNav) navigate(m *Model, summarize bool, instructions string) tea.Cm
 		if err != nil {
 			return treeDoneMsg{err: err}
 		}
-		return treeDoneMsg{text: text}
+		return treeDoneMsg{text: text, msgs: rt.ContextMessages()}
 	}
 }
 
 type treeDoneMsg struct {
 	text string
+	msgs []llm.Message
 	err  error
 }
 
