@@ -95,6 +95,7 @@ func (e *tmuxEnv) start(args ...string) time.Duration {
 		e.t.Fatalf("tmux: %v %s", err, out)
 	}
 	e.t.Cleanup(func() { e.tmux("kill-server").Run() })
+	e.tmux("set-option", "-t", e.session, "remain-on-exit", "on").Run()
 	begin := time.Now()
 	if out, err := e.tmux("respawn-pane", "-k", "-t", e.session, "-c", e.cwd, cmd).CombinedOutput(); err != nil {
 		e.t.Fatalf("tmux respawn: %v %s", err, out)
@@ -335,4 +336,29 @@ func TestE2ELargeSession(t *testing.T) {
 	e.keys("PageDown", "PageDown")
 	e.keys("End")
 	e.waitFor("answer 9999", 10*time.Second)
+}
+
+func TestE2ERegularMode(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "Inline answer with `code`.", ChunkSize: 5}}},
+		map[string]any{"tuiMode": "regular"})
+	took := e.start()
+	t.Logf("regular mode launch to editable prompt: %v", took)
+	e.text("inline please")
+	e.keys("Enter")
+	s := e.waitFor("Inline answer with code.", 10*time.Second)
+	if !strings.Contains(s, "inline please") || !strings.Contains(s, "relay e2e") {
+		t.Errorf("prompt missing:\n%s", s)
+	}
+	e.keys("C-d") // exit on an empty editor
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if out, _ := e.tmux("list-panes", "-t", e.session, "-F", "#{pane_dead}").Output(); strings.TrimSpace(string(out)) == "1" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The answer stays in the terminal after exit (native scrollback).
+	if !strings.Contains(e.screen(), "Inline answer with code.") {
+		t.Errorf("answer gone after exit:\n%s", e.screen())
+	}
 }

@@ -358,8 +358,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmds = append(cmds, m.handleKey(msg))
 	}
-	if !m.fullscreen {
-		if lines := m.tr.TakeCommitted(m.contentWidth()); len(lines) > 0 && m.width > 0 {
+	if !m.fullscreen && m.width > 0 {
+		if lines := m.tr.TakeCommitted(m.contentWidth()); len(lines) > 0 {
 			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
 		}
 	}

@@ -426,3 +426,27 @@ func TestMouseSelectionCopies(t *testing.T) {
 		t.Fatalf("no copy:\n%s", d.Frame())
 	}
 }
+
+func TestFullscreenSearch(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen, o.QuietStartup = true, true
+	d := start(t, f, o, 60, 14)
+	for _, q := range []string{"alpha", "beta", "gamma"} {
+		d.Type(q)
+		d.Press("enter")
+	}
+	d.Press("ctrl+shift+f")
+	d.Type("beta")
+	if !strings.Contains(d.Frame(), "Search: beta") || !strings.Contains(d.Frame(), "2/2") {
+		t.Fatalf("search status:\n%s", d.Frame())
+	}
+	d.Press("enter")
+	if !strings.Contains(d.Frame(), "1/2") {
+		t.Fatalf("next match:\n%s", d.Frame())
+	}
+	d.Press("escape")
+	if strings.Contains(d.Frame(), "Search:") {
+		t.Fatal("search not closed")
+	}
+}
