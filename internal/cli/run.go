@@ -174,6 +174,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 				_, _ = rt.Session().AppendCustom(harness.CustomTypeConstraints, s)
 			}
 		}
+		core.SkillList = func() []harness.SkillInfo { return rt.SkillInfos() }
 		hc = harness.New(*core)
 	}
 	reg2, active := buildTools(a, st, cwd, func() *app.Runtime { return rt })
@@ -205,6 +206,11 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		return 1, err
 	}
 	defer rt.Close()
+	rt.SetResources(app.LoadResources(app.ResourceOptions{Settings: st, Cwd: cwd, AgentDir: agentDir, ProjectTrusted: trust.Trusted,
+		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts}))
+	for _, d := range rt.Resources().Diagnostics {
+		fmt.Fprintln(stderr, "Warning:", d)
+	}
 	rt.EnableLaya(st, a.LayaPolicy, m == modeTUI, Version)
 	if hc != nil {
 		rt.RestoreHarness()

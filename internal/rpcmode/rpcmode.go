@@ -337,7 +337,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return nil, rt.SetSessionName(*c.Name)
 	case "get_commands":
-		return map[string]any{"commands": []any{}}, nil
+		return map[string]any{"commands": rt.ResourceCommands()}, nil
 	case "":
 		return nil, errors.New("Missing command type")
 	}
