@@ -57,6 +57,7 @@ type tmuxEnv struct {
 	cwd      string
 	fake     *llmtest.Server
 	session  string
+	extraEnv []string
 }
 
 func newTmux(t *testing.T, script *llmtest.Script, settings map[string]any) *tmuxEnv {
@@ -79,8 +80,9 @@ func newTmux(t *testing.T, script *llmtest.Script, settings map[string]any) *tmu
 }
 
 func (e *tmuxEnv) env() []string {
-	return []string{"RELAY_CODING_AGENT_DIR=" + e.agentDir, "ANTHROPIC_API_KEY=test-key", "RELAY_OFFLINE=1",
+	env := []string{"RELAY_CODING_AGENT_DIR=" + e.agentDir, "ANTHROPIC_API_KEY=test-key", "RELAY_OFFLINE=1",
 		"OPENAI_API_KEY=", "GEMINI_API_KEY=", "RELAY_CODING_AGENT_SESSION_DIR=", "TERM=xterm-256color", "COLORFGBG=15;0"}
+	return append(env, e.extraEnv...)
 }
 
 // start launches relay in a detached tmux session and returns when the
@@ -361,4 +363,15 @@ func TestE2ERegularMode(t *testing.T) {
 	if !strings.Contains(e.screen(), "Inline answer with code.") {
 		t.Errorf("answer gone after exit:\n%s", e.screen())
 	}
+}
+
+func TestE2EExternalEditor(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{}, nil)
+	script := filepath.Join(t.TempDir(), "ed.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\nprintf 'written in the external editor' > \"$1\"\n"), 0o755)
+	e.extraEnv = []string{"VISUAL=" + script, "EDITOR=" + script}
+	e.start()
+	e.text("draft")
+	e.keys("C-g")
+	e.waitFor("written in the external editor", 10*time.Second)
 }

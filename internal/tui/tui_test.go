@@ -450,3 +450,19 @@ func TestFullscreenSearch(t *testing.T) {
 		t.Fatal("search not closed")
 	}
 }
+
+func TestReloadAppliesKeybindings(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Reload = func() (tui.ReloadResult, error) {
+		km, w, err := keymap.Apply(keymap.Unix, []byte(`{"app.model.select":"f3"}`))
+		return tui.ReloadResult{Keymap: km, Warnings: w}, err
+	}
+	d := start(t, f, o, 60, 14)
+	d.Type("/reload")
+	d.Press("enter")
+	d.Press("f3")
+	if !strings.Contains(d.Frame(), "Select model") {
+		t.Fatalf("reloaded key does not work:\n%s", d.Frame())
+	}
+}
