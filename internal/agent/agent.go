@@ -453,8 +453,12 @@ func (a *Agent) stream(ctx context.Context) *llm.AssistantMessage {
 	if msg == nil {
 		msg = &llm.AssistantMessage{StopReason: llm.StopError, ErrorMessage: "no response from model", Timestamp: a.opts.Now().UnixMilli()}
 	}
-	if ctx.Err() != nil && msg.StopReason != llm.StopAborted && msg.StopReason != llm.StopError {
+	if ctx.Err() != nil && msg.StopReason != llm.StopAborted {
+		// Whatever the stream ended with after our own cancellation (a cut
+		// body, a read error), the cause is the abort.
 		msg.StopReason = llm.StopAborted
+		msg.ErrorMessage = ""
+		msg.Err = nil
 	}
 	if msg.StopReason == llm.StopAborted && msg.ErrorMessage == "" {
 		msg.ErrorMessage = "Request was aborted"

@@ -21,7 +21,13 @@ type Writer struct {
 	w         *bufio.Writer
 	lastFlush time.Time
 	err       error
+	// timer flushes batched records when no further record arrives, so
+	// nothing waits in the buffer while the stream is quiet.
+	timer *time.Timer
 }
+
+// batchWindow bounds how long a non-urgent record may sit in the buffer.
+const batchWindow = 20 * time.Millisecond
 
 // NewWriter wraps w.
 func NewWriter(w io.Writer) *Writer {
@@ -54,9 +60,15 @@ func (w *Writer) WriteRaw(b []byte, urgent bool) error {
 	}
 	w.w.Write(b)
 	w.w.WriteByte('\n')
-	if urgent || time.Since(w.lastFlush) > 20*time.Millisecond {
+	if urgent || time.Since(w.lastFlush) > batchWindow {
 		w.err = w.w.Flush()
 		w.lastFlush = time.Now()
+		return w.err
+	}
+	if w.timer == nil {
+		w.timer = time.AfterFunc(batchWindow, func() { _ = w.Flush() })
+	} else {
+		w.timer.Reset(batchWindow)
 	}
 	return w.err
 }
@@ -65,8 +77,9 @@ func (w *Writer) WriteRaw(b []byte, urgent bool) error {
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil {
+	if w.err == nil && w.w.Buffered() > 0 {
 		w.err = w.w.Flush()
+		w.lastFlush = time.Now()
 	}
 	return w.err
 }
