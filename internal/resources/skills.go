@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -88,7 +87,15 @@ func collectSkillFiles(dir string, mode discoveryMode) []string {
 	return out
 }
 
-var skillNameRe = regexp.MustCompile(`^[a-z0-9-]+$`)
+// validNameChars reports whether name is non-empty [a-z0-9-]+.
+func validNameChars(name string) bool {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // validateName returns the Agent Skills name violations (warnings only).
 func validateName(name string) []string {
@@ -96,7 +103,7 @@ func validateName(name string) []string {
 	if n := len([]rune(name)); n > MaxNameLength {
 		errs = append(errs, fmt.Sprintf("name exceeds %d characters (%d)", MaxNameLength, n))
 	}
-	if !skillNameRe.MatchString(name) {
+	if !validNameChars(name) {
 		errs = append(errs, "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
 	}
 	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
