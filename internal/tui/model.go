@@ -23,7 +23,6 @@ import (
 type (
 	eventsMsg     struct{ evs []agent.Event }
 	promptDoneMsg struct{ err error }
-	bashChunkMsg  struct{}
 	bashDoneMsg   struct {
 		res BashResult
 		err error
@@ -118,9 +117,8 @@ type Model struct {
 	rows     []string // transcript rows of the last fullscreen frame
 	themeMod time.Time
 
-	pendingPrint []string // regular mode: lines to print above the view
-	pending      tea.Cmd  // a command queued by a helper outside Update's return
-	quitting     bool
+	pending  tea.Cmd // a command queued by a helper outside Update's return
+	quitting bool
 }
 
 // New builds the model; Run is the usual entry point.
@@ -283,7 +281,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.tr.AddError(msg.err.Error())
 		}
 		m.refreshInfo()
-	case bashChunkMsg:
 	case bashDoneMsg:
 		m.finishBash(msg)
 	case resultMsg:

@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/relay-agent/relay/internal/tui/editor"
-	"github.com/relay-agent/relay/internal/tui/theme"
 )
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -267,5 +266,3 @@ func compact(n int) string {
 	}
 	return fmt.Sprint(n)
 }
-
-var _ = theme.Bold

@@ -6,7 +6,6 @@
 package transcript
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -390,10 +389,4 @@ func (t *Transcript) Live(width int) []string {
 		out = append(out, it.render(&t.ctx, width)...)
 	}
 	return out
-}
-
-// argsJSON is a helper for tests and fakes.
-func argsJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }
