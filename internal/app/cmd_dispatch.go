@@ -72,6 +72,8 @@ func (r *Runtime) RunCommand(ctx context.Context, line string) (out CommandOutpu
 		if p, err = r.WriteDebugLog(); err == nil {
 			out.Text = "Debug log written to: " + p
 		}
+	case "laya":
+		out.Text, err = r.LayaCommand(ctx, arg)
 	case "trust":
 		if arg == "" {
 			out.Text = r.TrustState().Format()

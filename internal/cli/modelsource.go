@@ -44,3 +44,13 @@ func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[strin
 func (s *modelSource) Find(provider, id string) *llm.Model { return s.reg.Find(provider, id) }
 
 func (s *modelSource) Available() []*llm.Model { return s.reg.Available(context.Background()) }
+
+// Login, Logout and AuthSource let /login and /logout go through the
+// registry, so a new key works without a restart.
+func (s *modelSource) Login(provider, key string) error { return s.reg.Login(provider, key) }
+
+// Logout removes a stored credential.
+func (s *modelSource) Logout(provider string) error { return s.reg.Logout(provider) }
+
+// AuthSource names where a provider's credential comes from.
+func (s *modelSource) AuthSource(provider string) string { return s.reg.AuthSource(provider) }

@@ -33,11 +33,12 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 // File exports the session file in to out ("" = relay-session-<id>.html in
 // the current directory). An out ending in .jsonl copies the records.
 func File(in, out string) (string, error) {
-	s, err := session.Open(in, "")
+	// Load reads without taking the writer lock, so exporting a session
+	// another relay has open works.
+	s, err := session.Load(in)
 	if err != nil {
 		return "", err
 	}
-	defer s.Close()
 	return Session(s, out)
 }
 

@@ -13,9 +13,15 @@ import (
 // the developer's words.
 const harnessPrefix = "[harness"
 
-// isHarnessText reports whether a user-role text was written by the harness.
+// machineTag matches the tags relay's own user-role texts start with
+// ("[harness:evidence]", "[laya:plan]", "[laya:learn]"...).
+var machineTag = lazyRe(`^\[(?:harness|laya):[a-z-]+\]`)
+
+// isHarnessText reports whether a user-role text was written by relay
+// itself (the harness or the Laya router), never by the developer.
 func isHarnessText(text string) bool {
-	return strings.HasPrefix(strings.TrimLeftFunc(text, unicode.IsSpace), harnessPrefix)
+	t := strings.TrimLeftFunc(text, unicode.IsSpace)
+	return strings.HasPrefix(t, harnessPrefix) || machineTag().MatchString(t)
 }
 
 // Go's RE2 has no look-around and its \b is ASCII-only, so word edges that
