@@ -21,7 +21,6 @@ type Doc struct {
 	tailStart int     // byte offset where the unfinished chunk starts
 	scanPos   int     // bytes before scanPos were scanned for boundaries
 	fence     fenceState
-	lineStart int // offset of the line scanPos is in
 	prevBlank bool
 
 	width    int
