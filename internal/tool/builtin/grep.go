@@ -100,6 +100,7 @@ type grepRun struct {
 	limit     int
 	count     atomic.Int64
 	truncLine atomic.Bool
+	outBytes  atomic.Int64 // bytes formatted so far; past the output cap matches are only counted
 	mu        sync.Mutex
 	files     []grepFile
 	ctx       context.Context
@@ -141,13 +142,22 @@ func (g *grepRun) searchFile(abs, rel string) bool {
 		if g.count.Add(1) > int64(g.limit) {
 			return false
 		}
+		if g.outBytes.Load() > tool.DefaultMaxBytes {
+			return true // the output is full: count the match, skip formatting it
+		}
 		lineNo += bytes.Count(buf[counted:s], []byte{'\n'})
 		counted = s
+		n := len(out)
 		if g.context == 0 {
 			out = append(out, g.formatLine(rel, lineNo, ':', buf[s:e]))
 		} else {
 			out = append(out, g.contextBlock(buf, rel, s, e, lineNo)...)
 		}
+		size := 0
+		for _, l := range out[n:] {
+			size += len(l) + 1
+		}
+		g.outBytes.Add(int64(size))
 		return true
 	})
 	if len(out) > 0 {

@@ -105,24 +105,30 @@ func TestGrepErrors(t *testing.T) {
 	wantContains(t, call(t, g, `{"pattern":["x"]}`), true, "pattern: expected a string, got an array")
 }
 
-func TestRequiredLiteral(t *testing.T) {
+func TestRequiredLiterals(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
 		{`func\s+\w+Handler`, "Handler"},
 		{`(?m)^import "fmt"`, `import "fmt"`},
-		{`foo|bar`, ""},
+		{`foo|bar`, "foo,bar"},
+		{`(Get|Set)Value\(`, "Value("},
 		{`(abc)+x`, "abc"},
-		{`a b`, "a b"},
-		{` +`, ""},
 		{`(abc)+[xy]`, "abc"},
 		{`(?i)abc`, ""},
 		{`(?i)123`, "123"},
+		{`a b`, "a b"},
+		{` +`, ""},
+		{`foo|\d+`, ""},
 	} {
 		m, err := newLineMatcher(c.expr, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(m.required) != c.want {
-			t.Errorf("%s: %q want %q", c.expr, m.required, c.want)
+		var got []string
+		for _, f := range m.finds {
+			got = append(got, string(f.needle))
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("%s: %q want %q", c.expr, got, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"unicode"
 	"unicode/utf8"
 
 	re2 "github.com/wasilibs/go-re2"
@@ -13,15 +14,15 @@ import (
 // lines, as in ripgrep's default mode.
 type lineMatcher struct {
 	literal  []byte         // literal search (case-sensitive)
-	find     rareFinder     // for literal or required
+	finds    []rareFinder   // the literal, or the required literals (any one is in every match)
 	re       *re2.Regexp    // RE2 for whole-buffer scans and verification
 	std      *regexp.Regexp // stdlib, for text that is not valid UTF-8
-	required []byte         // a literal every match contains (prefilter), if any
+	required bool           // finds is a prefilter for the regex
 }
 
 func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, error) {
 	if literal && !ignoreCase {
-		return &lineMatcher{literal: []byte(pattern), find: newRareFinder([]byte(pattern))}, nil
+		return &lineMatcher{literal: []byte(pattern), finds: []rareFinder{newRareFinder([]byte(pattern))}}, nil
 	}
 	expr := pattern
 	if literal {
@@ -43,9 +44,11 @@ func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, err
 	}
 	m := &lineMatcher{re: re, std: std}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		if lit := requiredLiteral(parsed.Simplify()); usefulPrefilter(lit) {
-			m.required = []byte(lit)
-			m.find = newRareFinder(m.required)
+		if lits := requiredLiterals(parsed.Simplify()); lits != nil {
+			m.required = true
+			for _, l := range lits {
+				m.finds = append(m.finds, newRareFinder([]byte(l)))
+			}
 		}
 	}
 	return m, nil
@@ -62,48 +65,75 @@ func usefulPrefilter(lit string) bool {
 	return rank < 255 && (len(lit) >= 2 || rank < 150)
 }
 
-// requiredLiteral returns the longest case-sensitive literal that every
-// match of re must contain ("" when there is none).
-func requiredLiteral(re *syntax.Regexp) string {
+// maxPrefilterLiterals bounds the literal set of an alternation.
+const maxPrefilterLiterals = 8
+
+// requiredLiterals returns a set of case-sensitive literals such that every
+// match of re contains at least one of them, each worth searching for
+// (usefulPrefilter); nil when there is no such set.
+func requiredLiterals(re *syntax.Regexp) []string {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 {
 			for _, r := range re.Rune {
-				if r < utf8.RuneSelf && (r|0x20 >= 'a' && r|0x20 <= 'z') || r >= utf8.RuneSelf {
-					return ""
+				if unicode.SimpleFold(r) != r {
+					return nil
 				}
 			}
 		}
-		return string(re.Rune)
-	case syntax.OpCapture:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		if l := string(re.Rune); usefulPrefilter(l) {
+			return []string{l}
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return requiredLiterals(re.Sub[0])
 		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			ls := requiredLiterals(sub)
+			if ls == nil || len(out)+len(ls) > maxPrefilterLiterals {
+				return nil
+			}
+			out = append(out, ls...)
+		}
+		return out
 	case syntax.OpConcat:
-		best, run := "", ""
-		better := func(l string) bool {
-			return usefulPrefilter(l) && (best == "" || newRareFinder([]byte(l)).rarity() < newRareFinder([]byte(best)).rarity())
+		var best []string
+		consider := func(ls []string) {
+			if ls != nil && (best == nil || setRarity(ls) < setRarity(best)) {
+				best = ls
+			}
 		}
-		for _, s := range re.Sub {
-			if s.Op == syntax.OpLiteral && (s.Flags&syntax.FoldCase == 0 || requiredLiteral(s) != "") {
-				run += string(s.Rune)
-				if better(run) {
-					best = run
+		run := ""
+		for _, sub := range re.Sub {
+			if sub.Op == syntax.OpLiteral {
+				if ls := requiredLiterals(sub); ls != nil || sub.Flags&syntax.FoldCase == 0 {
+					run += string(sub.Rune)
+					if usefulPrefilter(run) {
+						consider([]string{run})
+					}
+					continue
 				}
-				continue
 			}
 			run = ""
-			if l := requiredLiteral(s); better(l) {
-				best = l
-			}
+			consider(requiredLiterals(sub))
 		}
 		return best
 	}
-	return ""
+	return nil
+}
+
+// setRarity is the rarity of a literal set's most common member, plus a
+// cost per extra literal to search for.
+func setRarity(ls []string) int {
+	worst := 0
+	for _, l := range ls {
+		worst = max(worst, newRareFinder([]byte(l)).rarity())
+	}
+	return worst + 512*(len(ls)-1)
 }
 
 func lineBounds(buf []byte, i int) (start, end int) {
@@ -136,25 +166,45 @@ const regexWindow = 8 << 20
 // (where RE2 stops) uses the stdlib engine.
 func (m *lineMatcher) scan(buf []byte, emit func(s, e int) bool) {
 	pos := 0
-	if m.literal != nil || m.required != nil {
-		// Candidate lines hold the literal; a regex verifies each with the
+	if len(m.finds) > 0 {
+		// Candidate lines hold a literal; a regex verifies each with the
 		// stdlib engine, which beats a whole-buffer RE2 pass while candidates
 		// are sparse. When they are dense, RE2 takes the rest of the file.
+		next := make([]int, len(m.finds)) // next occurrence of each literal at or after its last search
+		for i := range next {
+			next[i] = -2 // not searched yet
+		}
 		candidates := 0
 		for pos < len(buf) {
-			i := m.find.index(buf[pos:])
-			if i < 0 {
+			at := -1
+			for k, f := range m.finds {
+				if next[k] == -1 {
+					continue // no more occurrences
+				}
+				if next[k] < pos {
+					if i := f.index(buf[pos:]); i >= 0 {
+						next[k] = pos + i
+					} else {
+						next[k] = -1
+						continue
+					}
+				}
+				if at < 0 || next[k] < at {
+					at = next[k]
+				}
+			}
+			if at < 0 {
 				return
 			}
-			s, e := lineBounds(buf, pos+i)
-			if m.literal == nil {
+			s, e := lineBounds(buf, at)
+			if m.required {
 				candidates++
-				if candidates > 16 && candidates*2048 > e {
+				if candidates > 16 && candidates*256 > e {
 					pos = s
 					break
 				}
 			}
-			if (m.literal != nil || m.std.Match(buf[s:e])) && !emit(s, e) {
+			if (!m.required || m.std.Match(buf[s:e])) && !emit(s, e) {
 				return
 			}
 			pos = e + 1

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
@@ -89,9 +89,7 @@ func lines(prefix string, from, to int) string {
 	return strings.Join(b, "\n")
 }
 
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + jsonNum(i)) }
-
-func jsonNum(i int) string { b, _ := json.Marshal(i); return string(b) }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func detailsJSON(t *testing.T, r tool.Result) string {
 	t.Helper()
@@ -104,5 +102,3 @@ func detailsJSON(t *testing.T, r tool.Result) string {
 	}
 	return string(b)
 }
-
-var _ = llm.Blocks{}
