@@ -26,21 +26,8 @@ import (
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
 	"github.com/relay-agent/relay/internal/tool/builtin"
+	"github.com/relay-agent/relay/internal/tui"
 )
-
-// Interactive runs the terminal UI; the tui package sets it from cli's
-// caller side (see tui_wire.go) so cli stays testable without a terminal.
-var Interactive func(ctx context.Context, rt *app.Runtime, opts InteractiveOptions) error
-
-// InteractiveOptions carry what the TUI needs beyond the runtime.
-type InteractiveOptions struct {
-	Settings *settings.Settings
-	AgentDir string
-	Inputs   []app.Input
-	Resume   bool
-	Stdout   io.Writer
-	Registry *models.Registry
-}
 
 type mode int
 
@@ -264,10 +251,8 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		}
 		rc = printmode.Run(ctx, rt, plain, stdout, stderr)
 	default:
-		if Interactive == nil {
-			return 1, fmt.Errorf("interactive mode is not available in this build; use -p or --mode json")
-		}
-		if err := Interactive(ctx, rt, InteractiveOptions{Settings: st, AgentDir: agentDir, Inputs: plain, Resume: a.Resume, Stdout: stdout, Registry: reg}); err != nil {
+		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: agentDir, Inputs: plain, Resume: a.Resume,
+			Stdout: stdout, Registry: reg, Version: Version}); err != nil {
 			return 1, err
 		}
 	}
