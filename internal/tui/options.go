@@ -60,6 +60,13 @@ type Options struct {
 	SaveSetting func(key string, value any) error
 
 	OpenResume    bool     // --resume: open the session picker at start
+	// StatusLine and FooterModel add runtime state the UI does not own
+	// (Laya's task type and tier, container and training progress; the
+	// routed model next to laya/auto). They are called on the update loop
+	// at every frame and must only read memory.
+	StatusLine  func() string
+	FooterModel func() string
+
 	History       []string // prompt history, oldest first
 	InitialPrompt string   // submitted on start
 

@@ -466,3 +466,15 @@ func TestReloadAppliesKeybindings(t *testing.T) {
 		t.Fatalf("reloaded key does not work:\n%s", d.Frame())
 	}
 }
+
+func TestStatusAndFooterHooks(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.StatusLine = func() string { return "laya: bugfix · strong (rules)" }
+	o.FooterModel = func() string { return "claude-opus-5-5 • high" }
+	d := start(t, f, o, 90, 12)
+	frame := d.Frame()
+	if !strings.Contains(frame, "laya: bugfix · strong (rules)") || !strings.Contains(frame, "→ claude-opus-5-5 • high") {
+		t.Fatalf("hooks not drawn:\n%s", frame)
+	}
+}

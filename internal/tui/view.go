@@ -140,6 +140,14 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 	case m.busy || m.bashRunning:
 		status = th.Fg("accent", spinner[m.spin%len(spinner)]+" Working…") + th.Fg("muted", " ("+m.km.Label("app.interrupt")+" to interrupt)")
 	}
+	if m.opts.StatusLine != nil {
+		if extra := m.opts.StatusLine(); extra != "" {
+			if status != "" {
+				status += "  "
+			}
+			status += th.Fg("dim", extra)
+		}
+	}
 	if m.status != "" {
 		role := "muted"
 		if m.statusErr {
@@ -220,6 +228,11 @@ func (m *Model) footer(w int) []string {
 	left := m.modelName
 	if m.hasThinking {
 		left += " · " + th.Fg(thinkingRole(string(m.thinking)), string(m.thinking))
+	}
+	if m.opts.FooterModel != nil {
+		if routed := m.opts.FooterModel(); routed != "" {
+			left += " → " + routed
+		}
 	}
 	var right []string
 	if in.ContextWindow > 0 {
