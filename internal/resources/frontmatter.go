@@ -42,6 +42,9 @@ func ParseFrontmatter(content string) (Frontmatter, string, error) {
 		head = s[nl+1 : end]
 	}
 	body := strings.TrimSpace(s[min(end+4, len(s)):])
+	if fm, ok := simpleFrontmatter(head); ok {
+		return fm, body, nil
+	}
 	var v any
 	if err := yaml.Unmarshal([]byte(head), &v); err != nil {
 		return nil, body, fmt.Errorf("invalid frontmatter: %s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -53,4 +56,73 @@ func ParseFrontmatter(content string) (Frontmatter, string, error) {
 		return Frontmatter(m), body, nil
 	}
 	return nil, body, fmt.Errorf("invalid frontmatter: not a mapping")
+}
+
+// simpleFrontmatter parses the common case, flat "key: plain value" lines,
+// without the YAML parser (a few microseconds per file add up at start-up
+// with hundreds of skills). It gives up (ok false) on anything whose YAML
+// meaning is not a plain string, true/false or null: quotes, block
+// scalars, nesting, flow collections, comments after values, numbers and
+// other tagged forms; the YAML parser then decides.
+func simpleFrontmatter(head string) (Frontmatter, bool) {
+	fm := Frontmatter{}
+	for _, line := range strings.Split(head, "\n") {
+		if strings.TrimSpace(line) == "" || line[0] == '#' {
+			continue
+		}
+		key, value, found := strings.Cut(line, ":")
+		if !found || !simpleKey(key) {
+			return nil, false
+		}
+		if _, dup := fm[key]; dup {
+			return nil, false
+		}
+		if value != "" && value[0] != ' ' {
+			return nil, false // "a:b" is one plain scalar, not a pair
+		}
+		value = strings.TrimRight(strings.TrimLeft(value, " "), " ")
+		v, ok := simpleScalar(value)
+		if !ok {
+			return nil, false
+		}
+		fm[key] = v
+	}
+	return fm, true
+}
+
+func simpleKey(k string) bool {
+	if k == "" || !(k[0] >= 'a' && k[0] <= 'z' || k[0] >= 'A' && k[0] <= 'Z' || k[0] == '_') {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func simpleScalar(v string) (any, bool) {
+	switch v {
+	case "", "~", "null", "Null", "NULL":
+		return nil, true
+	case "true", "True", "TRUE":
+		return true, true
+	case "false", "False", "FALSE":
+		return false, true
+	}
+	if strings.ContainsRune("-?:,[]{}#&*!|>'\"%@`=+.0123456789", rune(v[0])) ||
+		strings.Contains(v, ": ") || strings.Contains(v, " #") || strings.HasSuffix(v, ":") {
+		return nil, false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f {
+			return nil, false
+		}
+	}
+	if strings.ContainsAny(v, "\u0085\u00a0\u2028\u2029\ufeff") {
+		return nil, false
+	}
+	return v, true
 }

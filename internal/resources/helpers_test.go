@@ -10,7 +10,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // writeTree creates files (path -> content) under root.
-func writeTree(t *testing.T, root string, files map[string]string) {
+func writeTree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for p, c := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
@@ -58,7 +58,7 @@ func skillMD(name, desc string) string {
 // env is a fresh agent dir, home and cwd (a git repo) under one temp dir.
 type env struct{ root, agent, home, cwd string }
 
-func newEnv(t *testing.T) env {
+func newEnv(t testing.TB) env {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,10 +22,16 @@ type ignorer struct {
 
 func newIgnorer(root string) *ignorer { return &ignorer{root: root} }
 
-// enter adds the ignore files of dir.
-func (ig *ignorer) enter(dir string) {
-	domain := ig.parts(dir)
+// enter adds the ignore files among dir's entries.
+func (ig *ignorer) enter(dir string, entries []fs.DirEntry) {
+	var domain []string
 	for _, name := range ignoreFileNames {
+		if !hasEntry(entries, name) {
+			continue
+		}
+		if domain == nil {
+			domain = ig.parts(dir)
+		}
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
@@ -61,6 +68,15 @@ func (ig *ignorer) ignored(path string, isDir bool) bool {
 			return true
 		case gitignore.Include:
 			return false
+		}
+	}
+	return false
+}
+
+func hasEntry(entries []fs.DirEntry, name string) bool {
+	for _, e := range entries {
+		if e.Name() == name {
+			return true
 		}
 	}
 	return false

@@ -58,20 +58,21 @@ type Set struct {
 // and --prompt-template paths.
 func Load(o Options) *Set {
 	set := &Set{SkillCommands: o.SkillCommands}
-	set.loadSkills(o)
-	set.loadTemplates(o)
+	c := newCanon()
+	set.loadSkills(o, c)
+	set.loadTemplates(o, c)
 	return set
 }
 
-func (s *Set) loadSkills(o Options) {
+func (s *Set) loadSkills(o Options, cn *canon) {
 	var cands []*candidate
 	if !o.NoSkills {
-		cands = resolve(o, kindSkills)
+		cands = resolve(o, kindSkills, cn)
 	}
 	byName := map[string]string{}
 	seen := map[string]bool{}
 	add := func(sk *Skill) {
-		real := config.Canonical(sk.FilePath)
+		real := cn.path(sk.FilePath)
 		if seen[real] {
 			return
 		}
@@ -105,7 +106,7 @@ func (s *Set) loadSkills(o Options) {
 		case err != nil:
 			s.Diagnostics = append(s.Diagnostics, Diagnostic{Kind: DiagError, Message: "skill path does not exist", Path: path})
 		case st.IsDir():
-			for _, f := range collectSkillFiles(path, modeRelay) {
+			for _, f := range collectSkillFiles(path, modeRelay, cn) {
 				loadFile(f, info)
 			}
 		default:
@@ -114,15 +115,15 @@ func (s *Set) loadSkills(o Options) {
 	}
 }
 
-func (s *Set) loadTemplates(o Options) {
+func (s *Set) loadTemplates(o Options, cn *canon) {
 	var cands []*candidate
 	if !o.NoPrompts {
-		cands = resolve(o, kindPrompts)
+		cands = resolve(o, kindPrompts, cn)
 	}
 	byName := map[string]string{}
 	seen := map[string]bool{}
 	loadFile := func(path string, info SourceInfo) {
-		real := config.Canonical(path)
+		real := cn.path(path)
 		if seen[real] || !strings.HasSuffix(path, ".md") {
 			return
 		}
@@ -150,7 +151,7 @@ func (s *Set) loadTemplates(o Options) {
 		case err != nil:
 			s.Diagnostics = append(s.Diagnostics, Diagnostic{Kind: DiagError, Message: "prompt template path does not exist", Path: path})
 		case st.IsDir():
-			for _, f := range collectMarkdownFiles(path) {
+			for _, f := range collectMarkdownFiles(path, cn) {
 				loadFile(f, info)
 			}
 		default:

@@ -63,7 +63,7 @@ func collectTemplateFiles(dir string) []string {
 		return nil
 	}
 	ig := newIgnorer(dir)
-	ig.enter(dir)
+	ig.enter(dir, entries)
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
@@ -71,7 +71,7 @@ func collectTemplateFiles(dir string) []string {
 			continue
 		}
 		full := filepath.Join(dir, name)
-		if st, err := os.Stat(full); err != nil || !st.Mode().IsRegular() || ig.ignored(full, false) {
+		if _, isFile := entryKind(dir, e); !isFile || ig.ignored(full, false) {
 			continue
 		}
 		out = append(out, full)
@@ -82,32 +82,35 @@ func collectTemplateFiles(dir string) []string {
 // collectMarkdownFiles lists .md files under dir recursively (settings
 // entries naming a directory of templates), with the same skips as skill
 // discovery.
-func collectMarkdownFiles(dir string) []string {
+func collectMarkdownFiles(dir string, c *canon) []string {
 	var out []string
 	ig := newIgnorer(dir)
+	seen := map[string]bool{} // symlinked directories may loop
 	var walk func(d string)
 	walk = func(d string) {
-		ig.enter(d)
+		real := c.path(d)
+		if seen[real] {
+			return
+		}
+		seen[real] = true
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			return
 		}
+		ig.enter(d, entries)
 		for _, e := range entries {
 			name := e.Name()
 			if strings.HasPrefix(name, ".") || name == "node_modules" {
 				continue
 			}
 			full := filepath.Join(d, name)
-			st, err := os.Stat(full)
-			if err != nil {
-				continue
-			}
+			isDir, isFile := entryKind(d, e)
 			switch {
-			case st.IsDir():
+			case isDir:
 				if !ig.ignored(full, true) {
 					walk(full)
 				}
-			case st.Mode().IsRegular() && strings.HasSuffix(name, ".md") && !ig.ignored(full, false):
+			case isFile && strings.HasSuffix(name, ".md") && !ig.ignored(full, false):
 				out = append(out, full)
 			}
 		}

@@ -114,7 +114,7 @@ func rank(i SourceInfo) int {
 
 // enabledPaths returns the enabled candidates in precedence order,
 // de-duplicated by their resolved (symlink-free) path.
-func (a *accumulator) enabledPaths() []*candidate {
+func (a *accumulator) enabledPaths(cn *canon) []*candidate {
 	all := make([]*candidate, 0, len(a.order))
 	for _, p := range a.order {
 		all = append(all, a.byKey[p])
@@ -123,7 +123,7 @@ func (a *accumulator) enabledPaths() []*candidate {
 	seen := map[string]bool{}
 	var out []*candidate
 	for _, c := range all {
-		k := config.Canonical(c.path)
+		k := cn.path(c.path)
 		if seen[k] {
 			continue
 		}
@@ -142,7 +142,7 @@ func isOverride(e string) bool {
 func hasGlob(e string) bool { return strings.ContainsAny(e, "*?") }
 
 // collect lists the resource files of one settings path.
-func collect(p string, k kind) []string {
+func collect(p string, k kind, c *canon) []string {
 	st, err := os.Stat(p)
 	switch {
 	case err != nil:
@@ -152,14 +152,14 @@ func collect(p string, k kind) []string {
 	case !st.IsDir():
 		return nil
 	case k == kindSkills:
-		return collectSkillFiles(p, modeRelay)
+		return collectSkillFiles(p, modeRelay, c)
 	}
-	return collectMarkdownFiles(p)
+	return collectMarkdownFiles(p, c)
 }
 
 // resolveEntries applies one settings file's entries: plain paths supply
 // the files, glob entries narrow them, then "!", "+" and "-" rules.
-func resolveEntries(acc *accumulator, entries []Entry, k kind) {
+func resolveEntries(acc *accumulator, entries []Entry, k kind, c *canon) {
 	if len(entries) == 0 {
 		return
 	}
@@ -170,7 +170,7 @@ func resolveEntries(acc *accumulator, entries []Entry, k kind) {
 			patterns = append(patterns, e.Entry)
 			continue
 		}
-		files = append(files, collect(config.ResolvePath(e.BaseDir, e.Entry), k)...)
+		files = append(files, collect(config.ResolvePath(e.BaseDir, e.Entry), k, c)...)
 	}
 	on := applyPatterns(files, patterns, base)
 	for _, f := range files {
@@ -327,7 +327,7 @@ func byScope(entries []Entry, scope string) []Entry {
 
 // resolve returns the enabled files of kind k from settings entries and
 // conventional directories, in precedence order.
-func resolve(o Options, k kind) []*candidate {
+func resolve(o Options, k kind, c *canon) []*candidate {
 	entries := o.Skills
 	if k == kindPrompts {
 		entries = o.Prompts
@@ -335,8 +335,8 @@ func resolve(o Options, k kind) []*candidate {
 	projEntries, userEntries := byScope(entries, ScopeProject), byScope(entries, ScopeUser)
 	projBase := config.Project{Cwd: o.Cwd}.Dir()
 	acc := &accumulator{}
-	resolveEntries(acc, projEntries, k)
-	resolveEntries(acc, userEntries, k)
+	resolveEntries(acc, projEntries, k, c)
+	resolveEntries(acc, userEntries, k, c)
 
 	addDir := func(files []string, info SourceInfo, rules []Entry, base string) {
 		for _, f := range files {
@@ -355,23 +355,23 @@ func resolve(o Options, k kind) []*candidate {
 	}
 	if k == kindSkills {
 		if o.ProjectTrusted {
-			addDir(collectSkillFiles(filepath.Join(projBase, "skills"), modeRelay), projInfo, projEntries, projBase)
+			addDir(collectSkillFiles(filepath.Join(projBase, "skills"), modeRelay, c), projInfo, projEntries, projBase)
 			for _, d := range ancestorAgentsSkillDirs(o.Cwd) {
-				if userAgents != "" && config.Canonical(d) == config.Canonical(userAgents) {
+				if userAgents != "" && c.path(d) == c.path(userAgents) {
 					continue
 				}
 				info := projInfo
 				info.BaseDir = filepath.Dir(d)
-				addDir(collectSkillFiles(d, modeAgents), info, projEntries, info.BaseDir)
+				addDir(collectSkillFiles(d, modeAgents, c), info, projEntries, info.BaseDir)
 			}
 		}
 		if o.AgentDir != "" {
-			addDir(collectSkillFiles(config.Agent{Dir: o.AgentDir}.Skills(), modeRelay), userInfo, userEntries, o.AgentDir)
+			addDir(collectSkillFiles(config.Agent{Dir: o.AgentDir}.Skills(), modeRelay, c), userInfo, userEntries, o.AgentDir)
 		}
 		if userAgents != "" {
 			info := userInfo
 			info.BaseDir = filepath.Dir(userAgents)
-			addDir(collectSkillFiles(userAgents, modeAgents), info, userEntries, info.BaseDir)
+			addDir(collectSkillFiles(userAgents, modeAgents, c), info, userEntries, info.BaseDir)
 		}
 	} else {
 		if o.ProjectTrusted {
@@ -381,5 +381,5 @@ func resolve(o Options, k kind) []*candidate {
 			addDir(collectTemplateFiles(config.Agent{Dir: o.AgentDir}.Prompts()), userInfo, userEntries, o.AgentDir)
 		}
 	}
-	return acc.enabledPaths()
+	return acc.enabledPaths(c)
 }

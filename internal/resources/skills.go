@@ -44,20 +44,31 @@ const (
 // node_modules and what .gitignore/.ignore/.fdignore files exclude.
 // Standalone .md files are candidates only; loadSkillFile keeps those
 // with a description.
-func collectSkillFiles(dir string, mode discoveryMode) []string {
+func collectSkillFiles(dir string, mode discoveryMode, c *canon) []string {
 	var out []string
 	ig := newIgnorer(dir)
+	seen := map[string]bool{} // symlinked directories may loop
 	var walk func(d string)
 	walk = func(d string) {
-		ig.enter(d)
+		real := c.path(d)
+		if seen[real] {
+			return
+		}
+		seen[real] = true
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			return
 		}
-		skill := filepath.Join(d, "SKILL.md")
-		if st, err := os.Stat(skill); err == nil && st.Mode().IsRegular() && !ig.ignored(skill, false) {
-			out = append(out, skill)
-			return
+		ig.enter(d, entries)
+		for _, e := range entries {
+			if e.Name() != "SKILL.md" {
+				continue
+			}
+			skill := filepath.Join(d, e.Name())
+			if _, isFile := entryKind(d, e); isFile && !ig.ignored(skill, false) {
+				out = append(out, skill)
+				return
+			}
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -65,17 +76,14 @@ func collectSkillFiles(dir string, mode discoveryMode) []string {
 				continue
 			}
 			full := filepath.Join(d, name)
-			st, err := os.Stat(full) // follows symlinks
-			if err != nil {
-				continue
-			}
-			if st.IsDir() {
+			isDir, isFile := entryKind(d, e)
+			if isDir {
 				if !ig.ignored(full, true) {
 					walk(full)
 				}
 				continue
 			}
-			if !st.Mode().IsRegular() || !strings.HasSuffix(name, ".md") || ig.ignored(full, false) {
+			if !isFile || !strings.HasSuffix(name, ".md") || ig.ignored(full, false) {
 				continue
 			}
 			if (mode == modeRelay && d == dir) || (mode == modeAgents && d != dir) {

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -259,5 +260,25 @@ func TestSymlinkedSkillLoadsOnce(t *testing.T) {
 	set := Load(o)
 	if len(set.Skills) != 1 || len(set.Diagnostics) != 0 {
 		t.Fatalf("%+v %v", set.Skills, set.Diagnostics)
+	}
+}
+
+func TestSymlinkLoopTerminates(t *testing.T) {
+	e := newEnv(t)
+	writeTree(t, e.agent, map[string]string{"skills/group/a/SKILL.md": skillMD("a", "A."), "more/p.md": "Prompt."})
+	if err := os.Symlink(filepath.Join(e.agent, "skills"), filepath.Join(e.agent, "skills", "group", "loop")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := os.Symlink(filepath.Join(e.agent, "more"), filepath.Join(e.agent, "more", "again")); err != nil {
+		t.Fatal(err)
+	}
+	o := e.opts()
+	o.Prompts = []Entry{{Entry: "more", Scope: ScopeUser, BaseDir: e.agent}}
+	set := Load(o)
+	if diff := cmp.Diff([]string{"a"}, skillNames(set)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(set.Templates) != 1 {
+		t.Errorf("templates %+v", set.Templates)
 	}
 }
