@@ -33,13 +33,13 @@ func relayBinary(t *testing.T) string {
 		t.Skip("end-to-end")
 	}
 	e2eOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "relaytui")
+		dir, err := os.MkdirTemp("", "relay-tui-e2e")
 		if err != nil {
 			e2eErr = err
 			return
 		}
 		e2eBin = filepath.Join(dir, "relay")
-		out, err := exec.Command("go", "build", "-o", e2eBin, "./testdata/relaytui").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", e2eBin, "../../cmd/relay").CombinedOutput()
 		if err != nil {
 			e2eErr = fmt.Errorf("build: %v\n%s", err, out)
 		}
@@ -348,7 +348,7 @@ func TestE2ERegularMode(t *testing.T) {
 	e.text("inline please")
 	e.keys("Enter")
 	s := e.waitFor("Inline answer with code.", 10*time.Second)
-	if !strings.Contains(s, "inline please") || !strings.Contains(s, "relay e2e") {
+	if !strings.Contains(s, "inline please") || !strings.Contains(s, "relay 0.1.0-dev ·") {
 		t.Errorf("prompt missing:\n%s", s)
 	}
 	e.keys("C-d") // exit on an empty editor

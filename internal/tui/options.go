@@ -59,7 +59,7 @@ type Options struct {
 	// user asks to save; may be nil.
 	SaveSetting func(key string, value any) error
 
-	OpenResume    bool     // --resume: open the session picker at start
+	OpenResume bool // --resume: open the session picker at start
 	// StatusLine and FooterModel add runtime state the UI does not own
 	// (Laya's task type and tier, container and training progress; the
 	// routed model next to laya/auto). They are called on the update loop
