@@ -15,7 +15,6 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
-	"github.com/relay-agent/relay/internal/export"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/session"
@@ -47,6 +46,9 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		opts.InitialPrompt = o.Inputs[0].Text
 	}
 	opts.OnCommand = ar.command
+	for _, c := range rt.ResourceCommands() {
+		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
+	}
 	opts.Completer = FileCompleter{Root: rt.Session().Cwd()}
 	return Run(ctx, ar, opts)
 }
@@ -414,54 +416,12 @@ func firstLine(s string) string {
 	return s
 }
 
-// command implements the slash commands that need more than the Runtime
-// interface. The rest report that they are not available yet.
+// command runs the slash commands app.Runtime owns (/export, /import,
+// /share, /bug, /debug, /laya, /trust, /changelog, /harness ...).
 func (a *AppRuntime) command(ctx context.Context, name, args string) (string, error) {
-	switch name {
-	case "export":
-		path, err := export.Session(a.Session(), args)
-		if err != nil {
-			return "", err
-		}
-		return "Exported to " + path, nil
-	case "import":
-		if args == "" {
-			return "", errors.New("usage: /import <session.jsonl>")
-		}
-		if err := a.SwitchSession(args); err != nil {
-			return "", err
-		}
-		return "Imported " + args, nil
-	case "share":
-		return a.share(ctx)
+	out, handled, err := a.RunCommand(ctx, strings.TrimSpace("/"+name+" "+args))
+	if !handled {
+		return "", fmt.Errorf("/%s is not available yet", name)
 	}
-	return "", fmt.Errorf("/%s is not available yet", name)
-}
-
-// share uploads an HTML export as a secret gist with the gh CLI.
-func (a *AppRuntime) share(ctx context.Context) (string, error) {
-	gh, err := exec.LookPath("gh")
-	if err != nil {
-		return "", errors.New("/share needs the GitHub CLI (gh)")
-	}
-	dir, err := os.MkdirTemp("", "relay-share-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(dir)
-	file, err := export.Session(a.Session(), filepath.Join(dir, "session.html"))
-	if err != nil {
-		return "", err
-	}
-	out, err := exec.CommandContext(ctx, gh, "gist", "create", file).Output()
-	if err != nil {
-		return "", fmt.Errorf("gh gist create: %w", err)
-	}
-	url := strings.TrimSpace(string(out))
-	msg := "Shared as a secret gist: " + url
-	if v := os.Getenv("RELAY_SHARE_VIEWER_URL"); v != "" {
-		id := url[strings.LastIndexByte(url, '/')+1:]
-		msg += "\nViewer: " + strings.TrimRight(v, "/") + "/#" + id
-	}
-	return msg, nil
+	return out.Text, err
 }

@@ -172,13 +172,10 @@ func (m *Model) applyReload(msg reloadMsg) {
 	m.tr.AddNotice("Reloaded keybindings, themes and resources")
 }
 
+// knownCommand reports a built-in command; templates and skills are not
+// commands here: they go to the runtime as prompts.
 func (m *Model) knownCommand(name string) bool {
 	for _, c := range builtinCommands {
-		if c.Name == name {
-			return true
-		}
-	}
-	for _, c := range m.opts.Commands {
 		if c.Name == name {
 			return true
 		}

@@ -46,8 +46,8 @@ type Options struct {
 	// Completer supplies @file and /command completion; nil uses the
 	// built-in command list only.
 	Completer editor.Completer
-	// Commands are extra slash commands (templates, skills, extensions)
-	// offered by completion and passed to OnCommand.
+	// Commands are prompt templates and skills ("skill:name"): offered by
+	// completion and submitted as prompts (the runtime expands them).
 	Commands []Command
 	// OnCommand runs a slash command the UI does not implement itself
 	// (/export, /share, /bug, /login, /settings ...). It runs in a
@@ -114,6 +114,11 @@ var builtinCommands = []Command{
 	{"share", "Share the session as a secret gist"},
 	{"bug", "Write a bug report zip [description]"},
 	{"reload", "Reload keybindings, themes and resources"},
+	{"harness", "Show the harness-core status"},
+	{"laya", "Adaptive routing: status, setup, learn, models, policy"},
+	{"trust", "Show or change project trust"},
+	{"changelog", "Show what changed in this version"},
+	{"debug", "Write relay-debug.log"},
 	{"hotkeys", "Show keyboard shortcuts"},
 	{"quit", "Exit relay"},
 }

@@ -478,3 +478,20 @@ func TestStatusAndFooterHooks(t *testing.T) {
 		t.Fatalf("hooks not drawn:\n%s", frame)
 	}
 }
+
+func TestTemplateCommandsArePrompts(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Commands = []tui.Command{{Name: "review", Description: "Review the diff"}}
+	d := start(t, f, o, 60, 14)
+	d.Type("/rev")
+	if !strings.Contains(d.Frame(), "Review the diff") {
+		t.Fatalf("template not completed:\n%s", d.Frame())
+	}
+	d.Press("escape")
+	d.Type("iew main.go")
+	d.Press("enter")
+	if !hasCall(f, "Prompt /review main.go") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+}
