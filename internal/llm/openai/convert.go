@@ -80,6 +80,10 @@ func userMessage(u *llm.UserMessage) body {
 	for _, b := range u.Content.Blocks {
 		switch v := b.(type) {
 		case *llm.TextContent:
+			if v.Volatile {
+				parts = append(parts, volatilePart{"type": "text", "text": v.Text})
+				continue
+			}
 			parts = append(parts, body{"type": "text", "text": v.Text})
 		case *llm.ImageContent:
 			parts = append(parts, imagePart(v))
@@ -90,6 +94,11 @@ func userMessage(u *llm.UserMessage) body {
 	}
 	return body{"role": "user", "content": parts}
 }
+
+// volatilePart is a request-time text part (harness state) that changes
+// every request; its own type keeps cache markers off it, so the cached
+// prefix stays identical between requests.
+type volatilePart map[string]any
 
 func imagePart(img *llm.ImageContent) body {
 	return body{"type": "image_url", "image_url": body{"url": "data:" + img.MimeType + ";base64," + img.Data}}

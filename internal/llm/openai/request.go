@@ -335,7 +335,7 @@ func markText(m body, cc body) bool {
 		return true
 	case []any:
 		for i := len(c) - 1; i >= 0; i-- {
-			if p := c[i].(body); p["type"] == "text" {
+			if p, ok := c[i].(body); ok && p["type"] == "text" {
 				p["cache_control"] = cc
 				return true
 			}
