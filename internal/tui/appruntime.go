@@ -416,6 +416,20 @@ func firstLine(s string) string {
 	return s
 }
 
+var _ BugReporter = (*AppRuntime)(nil)
+
+func (a *AppRuntime) BugReport(ctx context.Context, description, transcript string) (string, error) {
+	res, err := a.Runtime.BugReport(ctx, app.BugOptions{Description: description, Transcript: app.BugTranscript(transcript)})
+	if err != nil {
+		return "", err
+	}
+	return res.Text(), nil
+}
+
+func (a *AppRuntime) BugNotes() (string, string, string) {
+	return app.BugDisclaimer, app.BugTranscriptNote, app.BugSummaryNote
+}
+
 // command runs the slash commands app.Runtime owns (/export, /import,
 // /share, /bug, /debug, /laya, /trust, /changelog, /harness ...).
 func (a *AppRuntime) command(ctx context.Context, name, args string) (string, error) {

@@ -109,6 +109,10 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 		return nil, true
 	case "resume":
 		return m.openResume(), true
+	case "bug":
+		if m.openBug(args) {
+			return nil, true
+		}
 	case "login":
 		m.openLogin(args)
 		return nil, true

@@ -78,3 +78,17 @@ func TestSettingsToggle(t *testing.T) {
 		t.Fatalf("value not updated:\n%s", d.Frame())
 	}
 }
+
+func TestBugDialog(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 70, 16)
+	d.Type("/bug it crashed")
+	d.Press("enter")
+	if !strings.Contains(d.Frame(), "The report is a zip archive.") {
+		t.Fatalf("no dialog:\n%s", d.Frame())
+	}
+	d.Press("down", "enter")
+	if !hasCall(f, "BugReport it crashed include") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+}

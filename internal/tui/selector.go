@@ -120,7 +120,8 @@ func (s *selectList) view(m *Model, w, h int) string {
 	if !s.noFilter {
 		lines = append(lines, th.Fg("muted", "Filter: ")+s.filter)
 	}
-	rows := max(1, h-len(lines)-2)
+	hintRows := 1 + ansi.StringWidth(s.hint)/max(10, w)
+	rows := max(1, h-len(lines)-1-hintRows)
 	lines = append(lines, listRows(m, w, rows, len(s.shown), s.selected, func(i int) (string, string) {
 		it := s.items[s.shown[i]]
 		return it.label, it.detail
@@ -129,7 +130,9 @@ func (s *selectList) view(m *Model, w, h int) string {
 	if hint == "" {
 		hint = fmt.Sprintf("%s select · %s cancel", m.km.Label("tui.select.confirm"), m.km.Label("tui.select.cancel"))
 	}
-	lines = append(lines, th.Fg("dim", ansi.Truncate(hint, w, "…")))
+	for _, l := range strings.Split(ansi.Wrap(hint, max(10, w), ""), "\n") {
+		lines = append(lines, th.Fg("dim", l))
+	}
 	return strings.Join(lines, "\n")
 }
 

@@ -495,3 +495,14 @@ func (f *Fake) SetSetting(key string, value any) error {
 }
 
 var _ tui.Configurator = (*Fake)(nil)
+
+func (f *Fake) BugReport(ctx context.Context, description, transcript string) (string, error) {
+	f.call("BugReport " + description + " " + transcript)
+	return "Bug report written to relay-bug.zip", nil
+}
+
+func (f *Fake) BugNotes() (string, string, string) {
+	return "The report is a zip archive.", "include note", "summary note"
+}
+
+var _ tui.BugReporter = (*Fake)(nil)
