@@ -113,7 +113,13 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		m = modePrint
 	}
 
-	sess, code, err := openSession(a, st, agentDir, cwd, m, stdout, stderr)
+	// JSON and RPC stdout carries protocol records only: the --resume
+	// listing (and any other text) goes to stderr there.
+	listOut := stdout
+	if m == modeRPC || m == modeJSON {
+		listOut = stderr
+	}
+	sess, code, err := openSession(a, st, agentDir, cwd, m, listOut, stderr)
 	if sess == nil {
 		return code, err
 	}
@@ -251,6 +257,16 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		}
 		rc = printmode.Run(ctx, rt, plain, stdout, stderr)
 	default:
+		// Flags beat settings for this run only.
+		if a.TUIMode != "" {
+			st.TUIMode = a.TUIMode
+		}
+		if a.UseTheme != "" {
+			st.Theme = a.UseTheme
+		}
+		if a.Verbose {
+			st.QuietStartup = settings.QuietStartup{}
+		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: agentDir, Inputs: plain, Resume: a.Resume,
 			Stdout: stdout, Registry: reg, Version: Version}); err != nil {
 			return 1, err
