@@ -150,17 +150,13 @@ func (a *AppRuntime) Providers() []ProviderStatus {
 }
 
 func (a *AppRuntime) Login(provider, key string) error {
-	if a.Registry == nil {
-		return errors.New("no model registry")
-	}
-	return a.Registry.Login(provider, key)
+	_, err := a.Runtime.Login(provider, key)
+	return err
 }
 
 func (a *AppRuntime) Logout(provider string) error {
-	if a.Registry == nil {
-		return errors.New("no model registry")
-	}
-	return a.Registry.Logout(provider)
+	_, err := a.Runtime.Logout(provider)
+	return err
 }
 
 func (a *AppRuntime) EnabledModels() []string {

@@ -71,6 +71,9 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 			return resultMsg{notice: "Session name: " + args}
 		}), true
 	case "session":
+		if m.opts.OnCommand != nil {
+			break // the runtime's own /session text
+		}
 		rt := m.rt
 		return func() tea.Msg {
 			in := rt.Info()
