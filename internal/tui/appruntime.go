@@ -49,7 +49,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	for _, c := range rt.ResourceCommands() {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
-	opts.Completer = FileCompleter{Root: rt.Session().Cwd()}
+	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
 	return Run(ctx, ar, opts)
 }
 
