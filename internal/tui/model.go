@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +113,9 @@ type Model struct {
 
 	searching bool
 	search    string
+
+	lastWheel time.Time
+	wheelStep int
 
 	sel      selection
 	rows     []string // transcript rows of the last fullscreen frame
@@ -373,11 +377,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmds...)
 }
 
+// wheelLines is the scroll per wheel event. "auto" (0) is one line in a
+// local macOS terminal, which accelerates by itself; elsewhere fast spins
+// speed up to at most 6 lines per event.
 func (m *Model) wheelLines() int {
 	if m.opts.FullscreenWheelLines > 0 {
 		return min(100, m.opts.FullscreenWheelLines)
 	}
-	return 3
+	if runtime.GOOS == "darwin" && os.Getenv("SSH_CONNECTION") == "" {
+		return 1
+	}
+	now := time.Now()
+	if now.Sub(m.lastWheel) < 40*time.Millisecond {
+		m.wheelStep = min(6, m.wheelStep+1)
+	} else {
+		m.wheelStep = 1
+	}
+	m.lastWheel = now
+	return m.wheelStep
 }
 
 func (m *Model) contentWidth() int { return max(20, m.width) }
