@@ -81,6 +81,17 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 		ThemeSetting:           s.Theme,
 		Terminal:               theme.Terminal{ColorFGBG: os.Getenv("COLORFGBG")},
 	}
+	// Settings beat the environment; "auto" leaves detection on.
+	if !s.Terminal.Hyperlinks.Set {
+		o.Hyperlinks = envBool("RELAY_HYPERLINKS")
+	}
+	if s.Terminal.TrueColor.Set {
+		v := s.Terminal.TrueColor.Value
+		o.TrueColor = &v
+	} else if e := os.Getenv("RELAY_TRUE_COLOR"); e != "" && e != "auto" {
+		v := envBool("RELAY_TRUE_COLOR")
+		o.TrueColor = &v
+	}
 	load := func() (ReloadResult, error) {
 		var r ReloadResult
 		km, warns, err := keymap.Load(agentDir, keymap.DetectPlatform())
@@ -104,6 +115,14 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 	o.Keymap, o.KeymapWarnings, o.CustomThemes = r.Keymap, r.Warnings, r.CustomThemes
 	o.Reload = load
 	return o
+}
+
+func envBool(name string) bool {
+	switch strings.ToLower(os.Getenv(name)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // AppRuntime adapts *app.Runtime to Runtime (and Configurator when it

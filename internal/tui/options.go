@@ -41,7 +41,10 @@ type Options struct {
 	BranchSummarySkip      bool // branchSummary.skipPrompt
 	CodeBlockIndent        string
 	Hyperlinks             bool
-	ExternalEditor         string // externalEditor setting
+	// TrueColor forces the colour profile: nil detects, true 24-bit,
+	// false 256 colours (terminal.trueColor, RELAY_TRUE_COLOR).
+	TrueColor      *bool
+	ExternalEditor string // externalEditor setting
 
 	// Completer supplies @file and /command completion; nil uses the
 	// built-in command list only.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // Run starts the interactive UI and returns when the user quits.
@@ -56,6 +57,13 @@ func programOptions(ctx context.Context, o Options) []tea.ProgramOption {
 	// 120 frames a second: the first frame and every echoed key reach the
 	// terminal within ~8 ms instead of ~16.
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(120)}
+	if o.TrueColor != nil {
+		p := colorprofile.ANSI256
+		if *o.TrueColor {
+			p = colorprofile.TrueColor
+		}
+		opts = append(opts, tea.WithColorProfile(p))
+	}
 	if o.Input != nil {
 		opts = append(opts, tea.WithInput(o.Input))
 	}
