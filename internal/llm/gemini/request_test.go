@@ -1,44 +1,15 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/llm/llmtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name string, v any) {
-	t.Helper()
-	got, err := llm.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, got, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	buf.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s differs from golden:\n%s", name, buf.String())
-	}
-}
 
 func conversation(model *llm.Model) []llm.Message {
 	return []llm.Message{
@@ -88,7 +59,7 @@ func TestRequestBodies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tc.req
 			req.Messages = conversation(req.Model)
-			golden(t, tc.name, buildBody(&req))
+			llmtest.GoldenJSON(t, *update, tc.name, buildBody(&req))
 		})
 	}
 }

@@ -118,3 +118,24 @@ func (openaiEncoder) ErrorFrames(typ, message string) []Frame {
 	}
 	return []Frame{{Data: `{"error":{"message":` + jsonString(message) + `,"type":` + jsonString(typ) + `,"param":null,"code":null}}`}}
 }
+
+// OpenAIErrorBody is an OpenAI API error body ({"error":{message, type,
+// param, code}}), the shape Chat Completions and Responses share.
+func OpenAIErrorBody(typ, code, msg string) string {
+	return `{"error":{"message":"` + msg + `","type":"` + typ + `","param":null,"code":"` + code + `"}}`
+}
+
+// OpenAIFaults returns the fault-table entries the two OpenAI APIs share:
+// their HTTP error bodies and in-stream error. The caller adds the
+// stream-specific ones (InStreamHas, Garbage, CutAfter, EarlyEndHas).
+func OpenAIFaults() Faults {
+	return Faults{
+		RateLimit: HTTPError{Body: OpenAIErrorBody("requests", "rate_limit_exceeded", "Rate limit reached for gpt-5"), Has: "Rate limit reached"},
+		Server:    HTTPError{Body: OpenAIErrorBody("server_error", "", "The server had an error")},
+		Auth:      HTTPError{Body: OpenAIErrorBody("invalid_request_error", "invalid_api_key", "Incorrect API key provided"), Has: "Incorrect API key"},
+		Quota:     HTTPError{Body: OpenAIErrorBody("insufficient_quota", "insufficient_quota", "You exceeded your current quota"), Has: "quota"},
+		Overflow: HTTPError{Body: OpenAIErrorBody("invalid_request_error", "context_length_exceeded", "This model's maximum context length is 128000 tokens"),
+			Has: "maximum context length"},
+		InStream: Fault{ErrorType: "server_error", ErrorMessage: "The server is overloaded"},
+	}
+}

@@ -1,37 +1,14 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/llmtest"
 )
-
-func goldenBytes(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from golden:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func testModel(baseURL string) *llm.Model {
 	return &llm.Model{ID: "deepseek-chat", Name: "DeepSeek", API: llm.APIOpenAICompletions, Provider: "custom",
@@ -39,72 +16,22 @@ func testModel(baseURL string) *llm.Model {
 		Cost: llm.ModelCost{Input: 0.27, Output: 1.1, CacheRead: 0.07}}
 }
 
-type capture struct{ events []llm.AssistantEvent }
-
-func (c *capture) emit(e llm.AssistantEvent) { c.events = append(c.events, e) }
-
-func run(t *testing.T, srv *llmtest.Server, req *llm.Request) (*llm.AssistantMessage, *capture) {
-	t.Helper()
-	if req.Model == nil {
-		req.Model = testModel(srv.URL)
-	}
-	if req.APIKey == "" {
-		req.APIKey = "sk-test"
-	}
-	if req.Messages == nil {
-		req.Messages = []llm.Message{&llm.UserMessage{Content: llm.StringContent("hi")}}
-	}
-	var c capture
-	msg := New().Stream(context.Background(), req, c.emit)
-	return msg, &c
-}
-
-// eventLog renders the wire form of every event, then the final message.
-func eventLog(t *testing.T, msg *llm.AssistantMessage, c *capture) []byte {
-	var out bytes.Buffer
-	msg.Timestamp = 0
-	for _, e := range c.events {
-		w, err := llm.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.Write(w)
-		out.WriteByte('\n')
-		if e.Partial != msg {
-			t.Fatal("Partial is not the final message")
-		}
-	}
-	final, _ := llm.Marshal(msg)
-	out.Write(final)
-	out.WriteByte('\n')
-	return out.Bytes()
-}
+var target = llmtest.Target{Client: New(), Model: testModel}
 
 func TestEventSequences(t *testing.T) {
-	tests := []struct {
-		name string
-		resp llmtest.Response
-	}{
-		{"text", llmtest.Response{ID: "chatcmpl-text", Text: "Hello, world! How can I help?", ChunkSize: 8,
+	llmtest.RunEventGoldens(t, target, *update, []llmtest.EventCase{
+		{Name: "text", Resp: llmtest.Response{ID: "chatcmpl-text", Text: "Hello, world! How can I help?", ChunkSize: 8,
 			Usage: &llmtest.Usage{Input: 12, Output: 9}}},
-		{"thinking", llmtest.Response{ID: "chatcmpl-think", ChunkSize: 10,
+		{Name: "thinking", Resp: llmtest.Response{ID: "chatcmpl-think", ChunkSize: 10,
 			Thinking: "The user greets me. I should greet back.", Text: "Hi there.",
 			Usage: &llmtest.Usage{Input: 20, Output: 40, Reasoning: 25, CacheRead: 8}}},
-		{"parallel_tools", llmtest.Response{ID: "chatcmpl-tools", ChunkSize: 7, Content: []llmtest.Block{
+		{Name: "parallel_tools", Resp: llmtest.Response{ID: "chatcmpl-tools", ChunkSize: 7, Content: []llmtest.Block{
 			{Type: "text", Text: "Let me look."},
 			{Type: "toolCall", ID: "call_01", Name: "read", Args: json.RawMessage(`{"path": "main.go", "limit": 20}`)},
 			{Type: "toolCall", ID: "call_02", Name: "bash", Args: json.RawMessage(`{"command":"ls -la \"dir\""}`)}},
 			Usage: &llmtest.Usage{Input: 100, Output: 50, CacheRead: 1000}}},
-		{"max_tokens", llmtest.Response{ID: "chatcmpl-len", Text: "cut", StopReason: "length", Usage: &llmtest.Usage{Input: 1, Output: 1}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{tt.resp}})
-			defer srv.Close()
-			msg, c := run(t, srv, &llm.Request{})
-			goldenBytes(t, "events/"+tt.name+".jsonl", eventLog(t, msg, c))
-		})
-	}
+		{Name: "max_tokens", Resp: llmtest.Response{ID: "chatcmpl-len", Text: "cut", StopReason: "length", Usage: &llmtest.Usage{Input: 1, Output: 1}}},
+	}, nil)
 }
 
 // TestInterleavedToolCalls feeds chunks where two tool calls' argument
@@ -153,22 +80,7 @@ func TestReasoningFieldsAndSignature(t *testing.T) {
 	}
 }
 
-func TestUsageAndCost(t *testing.T) {
-	srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{{Text: "ok",
-		Usage: &llmtest.Usage{Input: 1000, Output: 2000, CacheRead: 10000, Reasoning: 500}}}})
-	defer srv.Close()
-	msg, _ := run(t, srv, &llm.Request{})
-	u := msg.Usage
-	if u.Input != 1000 || u.Output != 2000 || u.CacheRead != 10000 || u.Reasoning != 500 || u.TotalTokens != 13000 {
-		t.Fatalf("usage %+v", u)
-	}
-	want := llm.Cost{Input: 1000 * 0.27 / 1e6, Output: 2000 * 1.1 / 1e6, CacheRead: 10000 * 0.07 / 1e6}
-	want.Total = want.Input + want.Output + want.CacheRead
-	near := func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
-	if !near(u.Cost.Input, want.Input) || !near(u.Cost.Output, want.Output) || !near(u.Cost.CacheRead, want.CacheRead) || !near(u.Cost.Total, want.Total) {
-		t.Fatalf("cost %+v, want %+v", u.Cost, want)
-	}
-}
+func TestUsageAndCost(t *testing.T) { llmtest.RunUsageAndCost(t, target) }
 
 func TestFinishReasons(t *testing.T) {
 	tests := []struct {
@@ -184,7 +96,7 @@ func TestFinishReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{{Text: "partial", RawStopReason: tt.raw}}})
-		msg, c := run(t, srv, &llm.Request{})
+		msg, c := target.Run(t, srv, &llm.Request{})
 		srv.Close()
 		if msg.StopReason != tt.want || msg.ErrorMessage != tt.wantErr {
 			t.Errorf("%s: got %s %q", tt.raw, msg.StopReason, msg.ErrorMessage)
@@ -193,7 +105,7 @@ func TestFinishReasons(t *testing.T) {
 			if msg.Text() != "partial" || msg.Err == nil {
 				t.Errorf("%s: partial %q err %+v", tt.raw, msg.Text(), msg.Err)
 			}
-			if last := c.events[len(c.events)-1]; last.Type != llm.EventError {
+			if last := c.Last(); last.Type != llm.EventError {
 				t.Errorf("%s: last event %s", tt.raw, last.Type)
 			}
 		}
@@ -205,7 +117,7 @@ func TestRequestOnTheWire(t *testing.T) {
 	defer srv.Close()
 	m := testModel(srv.URL)
 	m.Headers = map[string]string{"X-Model": "1"}
-	msg, _ := run(t, srv, &llm.Request{Model: m, APIKey: "sk-abc", Headers: map[string]string{"X-Req": "2"}, ThinkingLevel: llm.ThinkingHigh})
+	msg, _ := target.Run(t, srv, &llm.Request{Model: m, APIKey: "sk-abc", Headers: map[string]string{"X-Req": "2"}, ThinkingLevel: llm.ThinkingHigh})
 	if msg.StopReason != llm.StopStop {
 		t.Fatalf("stop %s %s", msg.StopReason, msg.ErrorMessage)
 	}
@@ -223,66 +135,10 @@ func TestRequestOnTheWire(t *testing.T) {
 	}
 }
 
-func TestMissingKey(t *testing.T) {
-	msg := New().Stream(context.Background(), &llm.Request{Model: testModel("http://127.0.0.1:1")}, nil)
-	if msg.StopReason != llm.StopError || msg.ErrorMessage != "No API key for provider: custom" || msg.Err.Kind != llm.ErrAuth {
-		t.Fatalf("got %s %q", msg.StopReason, msg.ErrorMessage)
-	}
-}
+func TestMissingKey(t *testing.T) { llmtest.RunMissingKey(t, target) }
 
-func TestAbortMidStream(t *testing.T) {
-	srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{{
-		Text: strings.Repeat("word ", 200), ChunkSize: 5, Delay: llmtest.Duration(5 * time.Millisecond)}}})
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req := &llm.Request{Model: testModel(srv.URL), APIKey: "k", Messages: []llm.Message{&llm.UserMessage{Content: llm.StringContent("hi")}}}
-	deltas := 0
-	start := time.Now()
-	msg := New().Stream(ctx, req, func(e llm.AssistantEvent) {
-		if e.Type == llm.EventTextDelta {
-			deltas++
-			if deltas == 3 {
-				cancel()
-			}
-		}
-	})
-	if msg.StopReason != llm.StopAborted || msg.ErrorMessage != llm.AbortedMessage || msg.Err.Kind != llm.ErrAborted {
-		t.Fatalf("got %s %q", msg.StopReason, msg.ErrorMessage)
-	}
-	if msg.Text() != "word word word " {
-		t.Fatalf("partial %q", msg.Text())
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Fatal("abort was not prompt")
-	}
-}
+func TestAbortMidStream(t *testing.T) { llmtest.RunAbortMidStream(t, target) }
 
 // TestFastPathAgrees streams every scripted answer with and without the
 // hand-written decoder: events and final messages must be identical.
-func TestFastPathAgrees(t *testing.T) {
-	resps := []llmtest.Response{
-		{ID: "r1", Thinking: "why \"so\" \u00e9\n\ttabs", Text: "Hello \\ world\n\u2028 \U0001F600 done", ChunkSize: 5,
-			Usage: &llmtest.Usage{Input: 3, Output: 7, CacheRead: 2, Reasoning: 1}},
-		{ID: "r2", Text: "tools", ToolCalls: []llmtest.Block{{ID: "c1", Name: "a", Args: json.RawMessage(`{"x":"y\n"}`)}, {ID: "c2", Name: "b"}}, ChunkSize: 3},
-		{ID: "r3", Text: "cut here", StopReason: "length"},
-	}
-	run1 := func(fast bool) []byte {
-		fastPath = fast
-		defer func() { fastPath = true }()
-		srv := llmtest.NewServer(&llmtest.Script{Responses: resps})
-		defer srv.Close()
-		var out []byte
-		for range resps {
-			msg, c := run(t, srv, &llm.Request{})
-			out = append(out, eventLog(t, msg, c)...)
-		}
-		return out
-	}
-	fast, slow := run1(true), run1(false)
-	if !bytes.Equal(generatedIDs(fast), generatedIDs(slow)) {
-		t.Errorf("fast and slow decoders disagree:\n--- fast\n%s\n--- slow\n%s", fast, slow)
-	}
-}
-
-func generatedIDs(b []byte) []byte { return b }
+func TestFastPathAgrees(t *testing.T) { llmtest.RunFastPathAgrees(t, target, &fastPath, nil) }
