@@ -4,7 +4,6 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -28,33 +27,18 @@ var _ llm.Client = (*Client)(nil)
 // a Go error: failures end the message with stop reason error or aborted.
 func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
 	b := llm.NewMessageBuilder(req.Model, emit)
-	if req.Model == nil {
-		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "no model"})
-	}
-	if pe := llm.MissingKey(req, "x-goog-api-key", "authorization"); pe != nil {
+	if pe := llm.CheckRequest(req, "x-goog-api-key", "authorization"); pe != nil {
 		return b.Fail(pe)
-	}
-	payload, err := llm.Marshal(buildBody(req))
-	if err != nil {
-		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "encode request: " + err.Error()})
 	}
 	base := strings.TrimRight(req.Model.BaseURL, "/")
 	if base == "" {
 		base = DefaultBaseURL
 	}
 	endpoint := base + "/models/" + url.PathEscape(req.Model.ID) + ":streamGenerateContent?alt=sse"
-	resp, perr := llm.Send(ctx, req, func(ctx context.Context) (*http.Request, error) {
-		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
-		if err != nil {
-			return nil, err
-		}
-		hr.Header.Set("Content-Type", "application/json")
-		hr.Header.Set("Accept", "text/event-stream")
+	resp, perr := llm.PostSSE(ctx, req, endpoint, buildBody(req), func(h http.Header) {
 		if req.APIKey != "" {
-			hr.Header.Set("x-goog-api-key", req.APIKey)
+			h.Set("x-goog-api-key", req.APIKey)
 		}
-		llm.ApplyHeaders(hr.Header, req.Model, req)
-		return hr, nil
 	})
 	if perr != nil {
 		return b.Fail(perr)

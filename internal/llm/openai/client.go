@@ -5,7 +5,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -25,31 +24,13 @@ var _ llm.Client = (*Client)(nil)
 // a Go error: failures end the message with stop reason error or aborted.
 func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
 	b := llm.NewMessageBuilder(req.Model, emit)
-	if req.Model == nil {
-		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "no model"})
-	}
-	if pe := llm.MissingKey(req, "authorization", "cf-aig-authorization"); pe != nil {
+	if pe := llm.CheckRequest(req, "authorization", "cf-aig-authorization"); pe != nil {
 		return b.Fail(pe)
 	}
-	cp := resolveCompat(req.Model)
-	payload, err := llm.Marshal(buildBody(req, cp))
-	if err != nil {
-		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "encode request: " + err.Error()})
-	}
 	url := strings.TrimRight(req.Model.BaseURL, "/") + "/chat/completions"
-	resp, perr := llm.Send(ctx, req, func(ctx context.Context) (*http.Request, error) {
-		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-		if err != nil {
-			return nil, err
-		}
-		hr.Header.Set("Content-Type", "application/json")
-		hr.Header.Set("Accept", "text/event-stream")
-		if req.APIKey != "" {
-			hr.Header.Set("Authorization", "Bearer "+req.APIKey)
-		}
-		llm.CopilotHeaders(hr.Header, req)
-		llm.ApplyHeaders(hr.Header, req.Model, req)
-		return hr, nil
+	resp, perr := llm.PostSSE(ctx, req, url, buildBody(req, resolveCompat(req.Model)), func(h http.Header) {
+		llm.BearerAuth(h, req.APIKey)
+		llm.CopilotHeaders(h, req)
 	})
 	if perr != nil {
 		return b.Fail(perr)
