@@ -1,6 +1,11 @@
 package markdown
 
-import "strings"
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // Doc is a markdown text that may still be growing. Its text is split into
 // chunks at blank lines outside code fences where the next line is not
@@ -24,10 +29,35 @@ type Doc struct {
 	prevBlank bool
 
 	width    int
-	tail     []string // rendered tail for width
-	tailSrc  int      // src length when tail was rendered
+	tail     []string  // rendered tail for width
+	tailSrc  int       // src length when tail was rendered
+	tailAt   time.Time // when the tail was rendered
 	finished bool
+
+	fenceStart int      // offset of the open fence's opener line
+	code       codeTail // plain lines of a long open code block
 }
+
+// codeTail caches the lines of a long code block while it streams: each
+// complete line is drawn once, plain; highlighting happens once the block
+// is finished. Without it every frame would re-highlight the whole block.
+type codeTail struct {
+	start, upTo int // content offsets: start of content, end of cached lines
+	width       int
+	lines       []string
+}
+
+// A large growing tail (a long code block being streamed) is re-rendered
+// at most every tailThrottle, so one block cannot eat every frame.
+const (
+	largeTail    = 8 << 10
+	tailThrottle = 50 * time.Millisecond
+	// openCodeMin is the size from which a streaming code block is drawn
+	// line by line, plain, until it is finished (highlighting 1 KB costs
+	// about a millisecond; re-highlighting a growing block every frame
+	// would not fit in one).
+	openCodeMin = 1 << 10
+)
 
 type chunk struct {
 	start, end int
@@ -93,7 +123,7 @@ func (d *Doc) scan() {
 		if d.prevBlank && !d.fence.open && line != "" {
 			d.boundaryAt(start, line[0])
 		}
-		d.fenceLine(line)
+		d.fenceLine(line, start)
 		d.prevBlank = strings.TrimSpace(line) == "" && !d.fence.open
 	}
 }
@@ -107,7 +137,7 @@ func (d *Doc) boundaryAt(off int, first byte) {
 	d.tailSrc = -1
 }
 
-func (d *Doc) fenceLine(line string) {
+func (d *Doc) fenceLine(line string, start int) {
 	t := strings.TrimLeft(line, " ")
 	if len(line)-len(t) > 3 || len(t) < 3 {
 		return
@@ -129,6 +159,8 @@ func (d *Doc) fenceLine(line string) {
 			return // not a fence: info strings cannot hold backticks
 		}
 		d.fence = fenceState{open: true, char: c, n: n}
+		d.fenceStart = start
+		d.code = codeTail{}
 	case c == d.fence.char && n >= d.fence.n && strings.TrimSpace(t[n:]) == "":
 		d.fence = fenceState{}
 	}
@@ -164,15 +196,65 @@ func (d *Doc) Lines(width int) []string {
 		}
 		out = append(out, c.lines...)
 	}
-	if d.tailSrc != len(s) {
+	if !d.finished && d.fence.open && d.fenceStart == d.tailStart && len(s)-d.tailStart > openCodeMin {
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		return append(out, d.openCodeLines(s, width)...)
+	}
+	stale := d.tailSrc != len(s)
+	if stale && d.tailSrc >= 0 && !d.finished && len(s)-d.tailStart > largeTail && time.Since(d.tailAt) < tailThrottle {
+		stale = false // keep the previous render for this frame
+	}
+	if stale {
 		d.tail = d.r.Render(s[d.tailStart:], width)
 		d.tailSrc = len(s)
+		d.tailAt = time.Now()
 	}
 	if len(d.tail) > 0 {
 		if len(out) > 0 {
 			out = append(out, "")
 		}
 		out = append(out, d.tail...)
+	}
+	return out
+}
+
+// openCodeLines draws a long code block that is still streaming.
+func (d *Doc) openCodeLines(s string, width int) []string {
+	th := d.r.opts.Theme
+	indent := d.r.opts.CodeBlockIndent
+	opener := s[d.fenceStart:]
+	nl := strings.IndexByte(opener, '\n')
+	if nl < 0 {
+		return d.r.Render(opener, width)
+	}
+	lang := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(opener[:nl]), "`~"))
+	c := &d.code
+	if c.width != width || c.start != d.fenceStart+nl+1 {
+		*c = codeTail{start: d.fenceStart + nl + 1, width: width}
+		c.upTo = c.start
+	}
+	avail := max(4, width-len(indent))
+	draw := func(line string) []string {
+		line = th.Fg("mdCodeBlock", strings.ReplaceAll(line, "\t", "    "))
+		var out []string
+		for _, part := range strings.Split(ansi.Hardwrap(line, avail, true), "\n") {
+			out = append(out, indent+part)
+		}
+		return SelfContained(out)
+	}
+	if last := strings.LastIndexByte(s, '\n'); last+1 > c.upTo {
+		for _, l := range strings.Split(s[c.upTo:last], "\n") {
+			c.lines = append(c.lines, draw(l)...)
+		}
+		c.upTo = last + 1
+	}
+	out := make([]string, 0, len(c.lines)+2)
+	out = append(out, th.Fg("mdCodeBlockBorder", "```"+lang))
+	out = append(out, c.lines...)
+	if partial := s[c.upTo:]; partial != "" {
+		out = append(out, draw(partial)...)
 	}
 	return out
 }

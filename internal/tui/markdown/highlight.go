@@ -121,11 +121,19 @@ func roleOf(t chroma.TokenType) string {
 	return ""
 }
 
+// maxHighlight bounds the code highlighted at once: chroma needs roughly
+// 3 ms per KB, and a finished block is drawn on the UI loop.
+const maxHighlight = 32 << 10
+
 // Highlight colours code with the theme's syntax roles and returns its
-// lines. Unknown languages use the mdCodeBlock colour.
+// lines. Unknown languages, and blocks over maxHighlight, use the
+// mdCodeBlock colour.
 func Highlight(th *theme.Theme, code, lang string) []string {
 	code = strings.TrimSuffix(code, "\n")
-	lex := lexerFor(lang)
+	var lex chroma.Lexer
+	if len(code) <= maxHighlight {
+		lex = lexerFor(lang)
+	}
 	if lex == nil {
 		lines := strings.Split(code, "\n")
 		for i, l := range lines {

@@ -132,3 +132,49 @@ func BenchmarkStreamAnswer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStreamLongCodeBlock streams a 100 KB fenced code block in
+// 40-byte deltas, drawing after each (the throttled tail case).
+func BenchmarkStreamLongCodeBlock(b *testing.B) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark")})
+	line := "func f(x int) int { return x * 42 } // comment\n"
+	for i := 0; i < b.N; i++ {
+		d := r.NewDoc()
+		d.Append("```go\n")
+		for n := 0; n < 100<<10; n += len(line) {
+			for j := 0; j < len(line); j += 40 {
+				d.Append(line[j:min(j+40, len(line))])
+				d.Lines(100)
+			}
+		}
+		d.Append("```\n")
+		d.Finish()
+		d.Lines(100)
+	}
+}
+
+func TestLongOpenCodeBlockStreamsIncrementally(t *testing.T) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark"), CodeBlockIndent: "  "})
+	d := r.NewDoc()
+	d.Append("Intro.\n\n```go\n")
+	line := "x := 1 // some code\n"
+	for i := 0; i < 600; i++ {
+		d.Append(line)
+	}
+	d.Append("partial")
+	lines := d.Lines(60)
+	plain := ansi.Strip(strings.Join(lines, "\n"))
+	if !strings.HasPrefix(plain, "Intro.\n\n```go\n  x := 1 // some code") || !strings.HasSuffix(plain, "  partial") {
+		t.Fatalf("open block:\n%.200s ... %s", plain, plain[len(plain)-40:])
+	}
+	if n := len(d.code.lines); n != 600 {
+		t.Fatalf("cached %d lines", n)
+	}
+	d.Append("\n```\n\nAfter.")
+	d.Finish()
+	final := ansi.Strip(strings.Join(d.Lines(60), "\n"))
+	want := ansi.Strip(strings.Join(r.Render(d.Text(), 60), "\n"))
+	if final != want {
+		t.Fatal("finished document differs from a full render")
+	}
+}
