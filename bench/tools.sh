@@ -25,23 +25,30 @@ echo "generating ${MB} MB source tree and ${FILES}-file tree under $work ..."
 "$work/toolsgen" -many "$work/many" -files "$FILES"
 sync # let writeback of the new trees finish before timing
 
-# median wall seconds of RUNS runs of "$@" (output discarded)
+# "WALL CPU": median wall seconds and median user+sys CPU seconds of RUNS
+# runs of "$@" (output discarded). CPU time is the steadier figure on a
+# shared machine.
 median() {
-	local times=()
+	local walls=() cpus=() out
 	for _ in $(seq "$RUNS"); do
-		local s e
-		s=$(date +%s.%N)
-		"$@" >/dev/null 2>&1 || true
-		e=$(date +%s.%N)
-		times+=("$(echo "$e - $s" | bc)")
+		/usr/bin/time -f '%e %U %S' -o "$work/time.out" "$@" >/dev/null 2>&1 || true
+		out=$(tail -1 "$work/time.out")
+		walls+=("$(echo "$out" | awk '{print $1}')")
+		cpus+=("$(echo "$out" | awk '{print $2 + $3}')")
 	done
-	printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+	printf '%s %s\n' \
+		"$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" \
+		"$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 }
 
-compare() { # label relay-seconds other-seconds other-name
-	printf '%-34s relay %6.3fs' "$1" "$2"
+compare() { # label "relay-wall relay-cpu" "other-wall other-cpu" other-name
+	local rw rc ow oc
+	read -r rw rc <<<"$2"
+	printf '%-36s relay wall %6.2fs cpu %6.2fs' "$1" "$rw" "$rc"
 	if [ -n "$3" ]; then
-		printf '   %s %6.3fs   ratio %.2f' "$4" "$3" "$(echo "$2 / $3" | bc -l)"
+		read -r ow oc <<<"$3"
+		printf ' | %s wall %6.2fs cpu %6.2fs | ratio wall %.2f cpu %.2f' "$4" "$ow" "$oc" \
+			"$(echo "$rw / $ow" | bc -l)" "$(echo "$rc / $oc" | bc -l)"
 	fi
 	echo
 }

@@ -138,10 +138,14 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 	if err != nil {
 		return tool.Errorf("Could not edit file: %s. Error code: %s.", path, errCode(err))
 	}
-	st, _ := f.Stat()
+	perm := os.FileMode(0o644)
+	st, err := f.Stat()
 	f.Close()
-	if st != nil && st.IsDir() {
-		return tool.Errorf("Could not edit file: %s. Error code: EISDIR.", path)
+	if err == nil {
+		if st.IsDir() {
+			return tool.Errorf("Could not edit file: %s. Error code: EISDIR.", path)
+		}
+		perm = st.Mode().Perm()
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
@@ -165,7 +169,7 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 	if ending == "\r\n" {
 		final = strings.ReplaceAll(updated, "\n", "\r\n")
 	}
-	if err := os.WriteFile(abs, []byte(bom+final), st.Mode().Perm()); err != nil {
+	if err := os.WriteFile(abs, []byte(bom+final), perm); err != nil {
 		return tool.Errorf("Could not edit file: %s. Error code: %s.", path, errCode(err))
 	}
 	diff, first := textdiff.Display(base, updated, 4)
