@@ -22,20 +22,10 @@ var target = llmtest.Target{Client: New(), Model: testModel}
 var generatedID = regexp.MustCompile(`"(\w+)_\d+_\d+"`)
 
 func TestEventSequences(t *testing.T) {
-	llmtest.RunEventGoldens(t, target, *update, []llmtest.EventCase{
-		{Name: "text", Resp: llmtest.Response{ID: "resp-text", Text: "Hello, world! How can I help?", ChunkSize: 8,
-			Usage: &llmtest.Usage{Input: 12, Output: 9}}},
-		{Name: "thinking", Resp: llmtest.Response{ID: "resp-think", ChunkSize: 10, Content: []llmtest.Block{
-			{Type: "thinking", Text: "**Greeting**\n\nThe user greets me.", Signature: "CikBcsjafFK168Ib"},
-			{Type: "text", Text: "Hi there."}},
-			Usage: &llmtest.Usage{Input: 20, Output: 40, Reasoning: 25, CacheRead: 8}}},
-		{Name: "parallel_tools", Resp: llmtest.Response{ID: "resp-tools", ChunkSize: 7, Content: []llmtest.Block{
-			{Type: "text", Text: "Let me look."},
-			{Type: "toolCall", Name: "read", Args: json.RawMessage(`{"path": "main.go", "limit": 20}`)},
-			{Type: "toolCall", Name: "bash", Args: json.RawMessage(`{"command":"ls -la \"dir\""}`)}},
-			Usage: &llmtest.Usage{Input: 100, Output: 50, CacheRead: 1000}}},
-		{Name: "max_tokens", Resp: llmtest.Response{ID: "resp-len", Text: "cut", StopReason: "length", Usage: &llmtest.Usage{Input: 1, Output: 1}}},
-	}, generatedIDs)
+	thinking := llmtest.Response{Content: []llmtest.Block{
+		{Type: "thinking", Text: "**Greeting**\n\nThe user greets me.", Signature: "CikBcsjafFK168Ib"},
+		{Type: "text", Text: "Hi there."}}}
+	llmtest.RunEventGoldens(t, target, *update, llmtest.EventCases("resp-", thinking), generatedIDs)
 }
 
 // TestSignaturesRoundTrip streams thought parts and a signed function

@@ -85,6 +85,25 @@ type EventCase struct {
 	Resp Response
 }
 
+// EventCases returns the event-golden cases every API has: "text",
+// "thinking" (the API's own thinking answer, given), "parallel_tools" and
+// "max_tokens", with response ids idPrefix + text, think, tools, len.
+func EventCases(idPrefix string, thinking Response) []EventCase {
+	thinking.ID, thinking.ChunkSize = idPrefix+"think", 10
+	thinking.Usage = &Usage{Input: 20, Output: 40, Reasoning: 25, CacheRead: 8}
+	return []EventCase{
+		{Name: "text", Resp: Response{ID: idPrefix + "text", Text: "Hello, world! How can I help?", ChunkSize: 8,
+			Usage: &Usage{Input: 12, Output: 9}}},
+		{Name: "thinking", Resp: thinking},
+		{Name: "parallel_tools", Resp: Response{ID: idPrefix + "tools", ChunkSize: 7, Content: []Block{
+			{Type: "text", Text: "Let me look."},
+			{Type: "toolCall", ID: "call_01", Name: "read", Args: []byte(`{"path": "main.go", "limit": 20}`)},
+			{Type: "toolCall", ID: "call_02", Name: "bash", Args: []byte(`{"command":"ls -la \"dir\""}`)}},
+			Usage: &Usage{Input: 100, Output: 50, CacheRead: 1000}}},
+		{Name: "max_tokens", Resp: Response{ID: idPrefix + "len", Text: "cut", StopReason: "length", Usage: &Usage{Input: 1, Output: 1}}},
+	}
+}
+
 // RunEventGoldens streams each case and compares its event log (after
 // normalize, when set: e.g. to mask generated ids) with its golden file.
 func RunEventGoldens(t *testing.T, tg Target, update bool, cases []EventCase, normalize func([]byte) []byte) {

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -19,19 +18,8 @@ func testModel(baseURL string) *llm.Model {
 var target = llmtest.Target{Client: New(), Model: testModel}
 
 func TestEventSequences(t *testing.T) {
-	llmtest.RunEventGoldens(t, target, *update, []llmtest.EventCase{
-		{Name: "text", Resp: llmtest.Response{ID: "chatcmpl-text", Text: "Hello, world! How can I help?", ChunkSize: 8,
-			Usage: &llmtest.Usage{Input: 12, Output: 9}}},
-		{Name: "thinking", Resp: llmtest.Response{ID: "chatcmpl-think", ChunkSize: 10,
-			Thinking: "The user greets me. I should greet back.", Text: "Hi there.",
-			Usage: &llmtest.Usage{Input: 20, Output: 40, Reasoning: 25, CacheRead: 8}}},
-		{Name: "parallel_tools", Resp: llmtest.Response{ID: "chatcmpl-tools", ChunkSize: 7, Content: []llmtest.Block{
-			{Type: "text", Text: "Let me look."},
-			{Type: "toolCall", ID: "call_01", Name: "read", Args: json.RawMessage(`{"path": "main.go", "limit": 20}`)},
-			{Type: "toolCall", ID: "call_02", Name: "bash", Args: json.RawMessage(`{"command":"ls -la \"dir\""}`)}},
-			Usage: &llmtest.Usage{Input: 100, Output: 50, CacheRead: 1000}}},
-		{Name: "max_tokens", Resp: llmtest.Response{ID: "chatcmpl-len", Text: "cut", StopReason: "length", Usage: &llmtest.Usage{Input: 1, Output: 1}}},
-	}, nil)
+	thinking := llmtest.Response{Thinking: "The user greets me. I should greet back.", Text: "Hi there."}
+	llmtest.RunEventGoldens(t, target, *update, llmtest.EventCases("chatcmpl-", thinking), nil)
 }
 
 // TestInterleavedToolCalls feeds chunks where two tool calls' argument
