@@ -302,15 +302,28 @@ func (it *item) drawTool(c *renderCtx, width, inner int) []string {
 				out = s
 			}
 		}
-		for _, w := range wrapPlain(strings.TrimRight(out, "\n"), inner-2) {
-			role := "toolOutput"
-			if it.isError {
-				role = "error"
-			}
+		out = strings.TrimRight(out, "\n")
+		hidden := 0
+		if !c.toolsExpanded {
+			// Only the shown lines are wrapped: a huge output costs a
+			// line count, not a full re-wrap, on every update.
+			out, hidden = clip(out, c.collapsedMax, it.toolName == "bash")
+		}
+		role := "toolOutput"
+		if it.isError {
+			role = "error"
+		}
+		if hidden > 0 && it.toolName == "bash" {
+			content = append(content, th.Fg("muted", fmt.Sprintf("… %d earlier lines (ctrl+o to expand)", hidden)))
+		}
+		for _, w := range wrapPlain(out, inner-2) {
 			content = append(content, th.Fg(role, w))
 		}
+		if hidden > 0 && it.toolName != "bash" {
+			content = append(content, th.Fg("muted", fmt.Sprintf("… %d more lines (ctrl+o to expand)", hidden)))
+		}
 	}
-	if max := c.collapsedMax; !c.toolsExpanded && len(content) > max {
+	if max := c.collapsedMax; !c.toolsExpanded && len(content) > max+1 {
 		hidden := len(content) - max
 		content = append(content[:max:max], th.Fg("muted", fmt.Sprintf("… %d more lines (ctrl+o to expand)", hidden)))
 	}
@@ -370,4 +383,25 @@ func blocksText(bs llm.Blocks) string {
 		}
 	}
 	return sb.String()
+}
+
+// clip keeps n lines of s (the last ones when tail) and reports how many
+// lines it dropped.
+func clip(s string, n int, tail bool) (string, int) {
+	total := strings.Count(s, "\n") + 1
+	if total <= n {
+		return s, 0
+	}
+	if tail {
+		i := len(s)
+		for k := 0; k < n; k++ {
+			i = strings.LastIndexByte(s[:i], '\n')
+		}
+		return s[i+1:], total - n
+	}
+	i := 0
+	for k := 0; k < n; k++ {
+		i += strings.IndexByte(s[i:], '\n') + 1
+	}
+	return s[:i-1], total - n
 }

@@ -1,4 +1,6 @@
-package tui_test
+// Package tmuxe2e_test runs the built relay binary in tmux against the
+// fake provider: the interactive UI end to end.
+package tmuxe2e_test
 
 import (
 	"bufio"
@@ -39,7 +41,7 @@ func relayBinary(t *testing.T) string {
 			return
 		}
 		e2eBin = filepath.Join(dir, "relay")
-		out, err := exec.Command("go", "build", "-o", e2eBin, "../../cmd/relay").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", e2eBin, "../../../cmd/relay").CombinedOutput()
 		if err != nil {
 			e2eErr = fmt.Errorf("build: %v\n%s", err, out)
 		}
