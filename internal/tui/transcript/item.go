@@ -405,3 +405,20 @@ func clip(s string, n int, tail bool) (string, int) {
 	}
 	return s[:i-1], total - n
 }
+
+// source is the item's text before rendering, for search.
+func (it *item) source() string {
+	switch it.kind {
+	case KindText:
+		return it.doc.Text()
+	case KindThinking:
+		return it.buf.String()
+	case KindTool:
+		return it.toolName + " " + string(it.args) + " " + it.output + " " + string(it.details)
+	case KindBash:
+		return "$ " + it.text + " " + it.output
+	case KindError:
+		return "Error: " + it.text
+	}
+	return it.text
+}

@@ -220,3 +220,13 @@ func BenchmarkScroll10k(b *testing.B) {
 		tr.View(100, 40)
 	}
 }
+
+func BenchmarkFirstSearch10k(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		tr := bigTranscript(10000)
+		tr.View(100, 40)
+		b.StartTimer()
+		tr.Search("question 9998")
+	}
+}

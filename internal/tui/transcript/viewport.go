@@ -261,6 +261,11 @@ func (t *Transcript) Search(query string) int {
 	}
 	q := strings.ToLower(query)
 	for i := range t.items {
+		// Only blocks whose text holds the query are rendered, so a first
+		// search over a long session does not draw every block.
+		if !strings.Contains(strings.ToLower(t.items[i].source()), q) {
+			continue
+		}
 		for k, l := range t.items[i].render(&t.ctx, vp.width) {
 			if strings.Contains(strings.ToLower(ansi.Strip(l)), q) {
 				vp.matches = append(vp.matches, match{i, k + 1})
