@@ -166,27 +166,26 @@ func decodeUsage(p *llm.Scanner, u *usage) bool {
 			u.InputTokensDetails = &struct {
 				CachedTokens int `json:"cached_tokens"`
 			}{}
-			return p.Object(func(k string) bool {
-				if k == "cached_tokens" {
-					n, ok := p.Int()
-					u.InputTokensDetails.CachedTokens = n
-					return ok
-				}
-				return p.Skip()
-			})
+			return p.Object(intMember(p, "cached_tokens", &u.InputTokensDetails.CachedTokens))
 		case "output_tokens_details":
 			u.OutputTokensDetails = &struct {
 				ReasoningTokens int `json:"reasoning_tokens"`
 			}{}
-			return p.Object(func(k string) bool {
-				if k == "reasoning_tokens" {
-					n, ok := p.Int()
-					u.OutputTokensDetails.ReasoningTokens = n
-					return ok
-				}
-				return p.Skip()
-			})
+			return p.Object(intMember(p, "reasoning_tokens", &u.OutputTokensDetails.ReasoningTokens))
 		}
 		return p.Skip()
 	})
+}
+
+// intMember reads the integer member name of an object into dst and skips
+// the others.
+func intMember(p *llm.Scanner, name string, dst *int) func(key string) bool {
+	return func(key string) bool {
+		if key != name {
+			return p.Skip()
+		}
+		n, ok := p.Int()
+		*dst = n
+		return ok
+	}
 }
