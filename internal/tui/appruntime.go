@@ -388,7 +388,7 @@ func (a *AppRuntime) Tree() []TreeNode {
 		case e.Type == session.TypeMessage:
 			n.Kind = e.Role()
 			if m, err := e.Message(); err == nil && m != nil {
-				n.Text = firstLine(agent.MessageText(m))
+				n.Text = strings.TrimSpace(agent.MessageText(m))
 				if am, ok := m.(*llm.AssistantMessage); ok && strings.TrimSpace(am.Text()) == "" && len(am.ToolCalls()) > 0 {
 					n.HasTools = true
 					var names []string

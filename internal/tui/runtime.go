@@ -117,7 +117,7 @@ type TreeNode struct {
 	// Kind is "user", "assistant", "toolResult", "bashExecution",
 	// "compaction", "branchSummary", "custom", "model_change", ...
 	Kind      string
-	Text      string // one-line summary
+	Text      string // message text (shown on one line; app.message.copy copies it)
 	Label     string
 	LabelTime time.Time
 	Timestamp time.Time

@@ -222,6 +222,11 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		t.selected = max(0, len(t.rows)-1)
+	case m.is("app.message.copy", k):
+		if n, ok := t.cur(); ok && n.Text != "" {
+			m.setStatus("Copied the selected message", false)
+			return tea.SetClipboard(n.Text)
+		}
 	case m.is("app.tree.editLabel", k):
 		if n, ok := t.cur(); ok {
 			t.labeling, t.label = true, n.Label
