@@ -11,6 +11,11 @@
 // Each API has an Encoder registered under its api name (see Register);
 // anthropic.go holds the Anthropic one, openai.go, responses.go and
 // gemini.go the others.
+//
+// It also holds what the wire clients' tests share: Target and the Run*
+// conformance checks (target.go; the common fault table in faults.go),
+// Golden and GoldenJSON for golden files (golden.go), and the streaming
+// benchmark harness (bench.go).
 package llmtest
 
 import (
