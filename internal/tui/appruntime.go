@@ -49,6 +49,12 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	for _, c := range rt.ResourceCommands() {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
+	opts.StartupNotes = startupNotes(rt, o.Settings)
+	if set := rt.Resources(); set != nil {
+		for _, d := range set.Diagnostics {
+			opts.KeymapWarnings = append(opts.KeymapWarnings, d.String())
+		}
+	}
 	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
 	return Run(ctx, ar, opts)
 }
@@ -67,6 +73,7 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 		TerminalProgress:       s.Terminal.ShowTerminalProgress,
 		FullscreenWheelLines:   s.FullscreenWheelScrollLines.Lines,
 		QuietStartup:           s.QuietStartup.Quiet,
+		HeaderOnly:             s.QuietStartup.HeaderOnly,
 		OutputPad:              s.OutputPad,
 		EditorPaddingX:         s.EditorPaddingX,
 		AutocompleteMaxVisible: s.AutocompleteMaxVisible,
@@ -115,6 +122,31 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 	o.Keymap, o.KeymapWarnings, o.CustomThemes = r.Keymap, r.Warnings, r.CustomThemes
 	o.Reload = load
 	return o
+}
+
+// startupNotes lists the model scope and the loaded skills and templates.
+func startupNotes(rt *app.Runtime, s *settings.Settings) []string {
+	var notes []string
+	if s != nil && len(s.EnabledModels) > 0 {
+		notes = append(notes, "Scoped models: "+strings.Join(s.EnabledModels, ", "))
+	}
+	if set := rt.Resources(); set != nil {
+		if n := len(set.Skills); n > 0 {
+			names := make([]string, 0, n)
+			for _, sk := range set.Skills {
+				names = append(names, sk.Name)
+			}
+			notes = append(notes, fmt.Sprintf("Skills (%d): %s", n, strings.Join(names, ", ")))
+		}
+		if n := len(set.Templates); n > 0 {
+			names := make([]string, 0, n)
+			for _, t := range set.Templates {
+				names = append(names, "/"+t.Name)
+			}
+			notes = append(notes, fmt.Sprintf("Prompt templates (%d): %s", n, strings.Join(names, ", ")))
+		}
+	}
+	return notes
 }
 
 func envBool(name string) bool {

@@ -145,6 +145,11 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	m.tr.AddMessages(rt.ContextMessages())
 	if !o.QuietStartup {
 		m.tr.AddNotice(m.header())
+		if !o.HeaderOnly {
+			for _, n := range o.StartupNotes {
+				m.tr.AddNotice(n)
+			}
+		}
 	}
 	for _, w := range append(append([]string{}, o.KeymapWarnings...), o.ThemeErrors...) {
 		m.tr.AddError(w)

@@ -24,13 +24,15 @@ type Options struct {
 	// (COLORFGBG); the reported background arrives as a message.
 	Terminal theme.Terminal
 
-	Fullscreen             bool   // tuiMode == "fullscreen"
-	FullscreenScrollbar    string // "auto" | "always" | "hidden"
-	FullscreenExitOutput   string // "transcript" | "resume-hint"
-	CopyOnSelect           bool   // fullscreenCopyOnSelect
-	TerminalProgress       bool   // terminal.showTerminalProgress (OSC 9;4)
-	FullscreenWheelLines   int    // 0 = auto
-	QuietStartup           bool
+	Fullscreen             bool     // tuiMode == "fullscreen"
+	FullscreenScrollbar    string   // "auto" | "always" | "hidden"
+	FullscreenExitOutput   string   // "transcript" | "resume-hint"
+	CopyOnSelect           bool     // fullscreenCopyOnSelect
+	TerminalProgress       bool     // terminal.showTerminalProgress (OSC 9;4)
+	FullscreenWheelLines   int      // 0 = auto
+	QuietStartup           bool     // hide the header and the start-up notes
+	HeaderOnly             bool     // quietStartup "header": keep the header only
+	StartupNotes           []string // loaded resources, model scope ...
 	OutputPad              int
 	EditorPaddingX         int
 	AutocompleteMaxVisible int

@@ -495,3 +495,24 @@ func TestTemplateCommandsArePrompts(t *testing.T) {
 		t.Fatalf("calls %v", f.CallLog())
 	}
 }
+
+func TestStartupNotesAndQuiet(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen = true
+	o.StartupNotes = []string{"Skills (1): review"}
+	d := start(t, f, o, 70, 12)
+	if !strings.Contains(d.Frame(), "Skills (1): review") || !strings.Contains(d.Frame(), "relay test") {
+		t.Fatalf("notes:\n%s", d.Frame())
+	}
+	o.HeaderOnly = true
+	d = start(t, f, o, 70, 12)
+	if strings.Contains(d.Frame(), "Skills (1)") || !strings.Contains(d.Frame(), "relay test") {
+		t.Fatalf("header only:\n%s", d.Frame())
+	}
+	o.QuietStartup = true
+	d = start(t, f, o, 70, 12)
+	if strings.Contains(d.Frame(), "relay test") {
+		t.Fatalf("quiet:\n%s", d.Frame())
+	}
+}
