@@ -52,7 +52,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.StartupNotes = startupNotes(rt, o.Settings)
 	if set := rt.Resources(); set != nil {
 		for _, d := range set.Diagnostics {
-			opts.KeymapWarnings = append(opts.KeymapWarnings, d.String())
+			opts.StartupWarnings = append(opts.StartupWarnings, d.String())
 		}
 	}
 	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
@@ -119,7 +119,7 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 		return r, nil
 	}
 	r, _ := load()
-	o.Keymap, o.KeymapWarnings, o.CustomThemes = r.Keymap, r.Warnings, r.CustomThemes
+	o.Keymap, o.StartupWarnings, o.CustomThemes = r.Keymap, r.Warnings, r.CustomThemes
 	o.Reload = load
 	return o
 }

@@ -151,7 +151,7 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 			}
 		}
 	}
-	for _, w := range append(append([]string{}, o.KeymapWarnings...), o.ThemeErrors...) {
+	for _, w := range append(append([]string{}, o.StartupWarnings...), o.ThemeErrors...) {
 		m.tr.AddError(w)
 	}
 	return m

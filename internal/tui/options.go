@@ -13,8 +13,8 @@ import (
 type Options struct {
 	Version string
 
-	Keymap         *keymap.Keymap // nil: platform defaults
-	KeymapWarnings []string       // shown at start-up
+	Keymap          *keymap.Keymap // nil: platform defaults
+	StartupWarnings []string       // keybindings, themes, resources: shown at start-up
 	// ThemeSetting is the `theme` setting ("", "dark", "light/dark", a
 	// custom name); CustomThemes are the loaded theme files.
 	ThemeSetting string

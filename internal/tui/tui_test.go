@@ -162,7 +162,7 @@ func TestCustomKeybindings(t *testing.T) {
 	}
 	f := tuitest.NewFake()
 	o := opts()
-	o.Keymap, o.KeymapWarnings = km, warnings
+	o.Keymap, o.StartupWarnings = km, warnings
 	o.Fullscreen = true
 	d := start(t, f, o, 70, 16)
 	if !strings.Contains(d.Frame(), `unknown action "bogus.action"`) {
