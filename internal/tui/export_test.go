@@ -3,6 +3,7 @@ package tui
 import (
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui/theme"
 )
 
 // EventsMsg lets external tests feed a batch of events synchronously.
@@ -12,3 +13,6 @@ func EventsMsg(evs ...agent.Event) any { return eventsMsg{evs} }
 func ClipboardImageMsg(data, mime string) any {
 	return clipboardImageMsg{img: &llm.ImageContent{Data: data, MimeType: mime}}
 }
+
+// ThemeOf exposes the active theme to external tests.
+func ThemeOf(m *Model) *theme.Theme { return m.th }

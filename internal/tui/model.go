@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/llm"
@@ -113,6 +114,8 @@ type Model struct {
 
 	searching bool
 	search    string
+
+	rebuildPending bool
 
 	lastWheel time.Time
 	wheelStep int
@@ -233,7 +236,7 @@ func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
 
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.q.wait, tea.RequestBackgroundColor, m.infoCmd()}
+	cmds := []tea.Cmd{m.q.wait, m.queryColors(), m.infoCmd()}
 	if !m.opts.DisableTick {
 		if st, err := os.Stat(m.th.Source); err == nil {
 			m.themeMod = st.ModTime()
@@ -266,12 +269,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case tea.BackgroundColorMsg:
-		if m.opts.ThemeSetting == "" || m.opts.ThemeSetting == "system" || strings.Contains(m.opts.ThemeSetting, "/") {
-			term := m.opts.Terminal
-			term.Background = msg.Color
-			m.opts.Terminal = term
-			m.setTheme(themeSelect(m.opts))
+		m.opts.Terminal.Background = msg.Color
+		if m.systemTheme() {
+			cmds = append(cmds, m.scheduleThemeRebuild())
 		}
+	case tea.ForegroundColorMsg:
+		m.opts.Terminal.Foreground = msg.Color
+		cmds = append(cmds, m.scheduleThemeRebuild())
+	case uv.UnknownOscEvent:
+		if m.colorReply(msg) {
+			cmds = append(cmds, m.scheduleThemeRebuild())
+		}
+	case themeRebuildMsg:
+		m.rebuildPending = false
+		m.setTheme(themeSelect(m.opts))
 	case eventsMsg:
 		for _, ev := range msg.evs {
 			m.applyEvent(ev)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui"
@@ -514,5 +516,25 @@ func TestStartupNotesAndQuiet(t *testing.T) {
 	d = start(t, f, o, 70, 12)
 	if strings.Contains(d.Frame(), "relay test") {
 		t.Fatalf("quiet:\n%s", d.Frame())
+	}
+}
+
+func TestSystemThemeFromTerminalColors(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.ThemeSetting = "system"
+	m := tui.New(context.Background(), f, o)
+	d := tuitest.NewDriver(m, 60, 10)
+	d.Send(tea.BackgroundColorMsg{Color: color.RGBA{250, 250, 250, 255}})
+	d.Send(uv.UnknownOscEvent("\x1b]4;1;rgb:00ff/0000/0000\x07"))
+	time.Sleep(50 * time.Millisecond)
+	d.Settle()
+	th := tui.ThemeOf(m)
+	if th.Name != "system" || th.Appearance != "light" {
+		t.Fatalf("theme %s %s", th.Name, th.Appearance)
+	}
+	e := th.Color("error")
+	if e.R < 100 || e.G > 80 || e.B > 80 {
+		t.Fatalf("error colour %s does not come from the reported red", e.Hex())
 	}
 }

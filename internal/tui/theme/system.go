@@ -11,6 +11,8 @@ import (
 type Terminal struct {
 	Background color.Color
 	Foreground color.Color
+	// Palette is the 16 ANSI colours the terminal reported (nil: unknown).
+	Palette [16]color.Color
 	// AppearanceHint is the terminal's light/dark notification ("" unknown).
 	AppearanceHint string
 	// ColorFGBG is the COLORFGBG environment variable.
@@ -40,21 +42,13 @@ func (t Terminal) IsDark() bool {
 }
 
 // System builds the `system` theme. When the terminal reported its
-// background, relay's own hues are used for that appearance; when it
-// reported nothing, colours are ANSI palette indices the terminal renders
-// itself, secondary text is faint and panels have no background.
-//
-// Not yet done: deriving hues from the terminal's 16 ANSI colours with
-// the 4.5:1 contrast placement; the built-in palettes stand in for them.
+// background, colours come from its palette (SystemFromPalette; relay's
+// own hues where the palette is unknown); when it reported nothing,
+// colours are ANSI palette indices the terminal renders itself, secondary
+// text is faint and panels have no background.
 func System(term Terminal) *Theme {
 	if term.Background != nil {
-		base := Builtin("light")
-		if term.IsDark() {
-			base = Builtin("dark")
-		}
-		t := *base
-		t.Name, t.Source = "system", "builtin"
-		return &t
+		return SystemFromPalette(term.Background, term.Foreground, term.Palette)
 	}
 	return ansiTheme(term.IsDark())
 }

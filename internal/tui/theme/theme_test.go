@@ -123,3 +123,26 @@ func TestIsDark(t *testing.T) {
 		t.Error("hint")
 	}
 }
+
+func TestSystemFromPalette(t *testing.T) {
+	var pal [16]color.Color
+	pal[1] = color.RGBA{205, 0, 0, 255}
+	pal[4] = color.RGBA{0, 0, 238, 255} // a dark blue on a dark background
+	bg := color.RGBA{20, 20, 20, 255}
+	th := SystemFromPalette(bg, color.RGBA{220, 220, 220, 255}, pal)
+	bgc := Color{Kind: RGB, R: 20, G: 20, B: 20}
+	if c := contrast(th.Color("text"), bgc); c < 4.5 {
+		t.Errorf("text contrast %.2f", c)
+	}
+	if c := contrast(th.Color("mdLink"), bgc); c < 3 {
+		t.Errorf("link contrast %.2f (blue must be lightened)", c)
+	}
+	e := th.Color("error")
+	if e.R < e.G || e.R < e.B {
+		t.Errorf("error lost its red hue: %s", e.Hex())
+	}
+	light := SystemFromPalette(color.RGBA{250, 250, 250, 255}, nil, [16]color.Color{})
+	if light.Appearance != "light" || contrast(light.Color("text"), Color{Kind: RGB, R: 250, G: 250, B: 250}) < 4.5 {
+		t.Error("light background")
+	}
+}
