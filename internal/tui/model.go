@@ -128,6 +128,10 @@ type Model struct {
 	quitting bool
 }
 
+// regularHistory is how many messages of a resumed session regular mode
+// prints.
+const regularHistory = 300
+
 // New builds the model; Run is the usual entry point.
 func New(ctx context.Context, rt Runtime, o Options) *Model {
 	km := o.Keymap
@@ -145,7 +149,14 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	}
 	m.ed.Placeholder = ""
 	m.refreshInfo()
-	m.tr.AddMessages(rt.ContextMessages())
+	msgs := rt.ContextMessages()
+	if !o.Fullscreen && len(msgs) > regularHistory {
+		// Regular mode prints history into the terminal's scrollback once;
+		// a long session shows only its end there.
+		m.tr.AddNotice(fmt.Sprintf("… %d earlier messages not shown (fullscreen mode shows the whole session)", len(msgs)-regularHistory))
+		msgs = msgs[len(msgs)-regularHistory:]
+	}
+	m.tr.AddMessages(msgs)
 	if !o.QuietStartup {
 		m.tr.AddNotice(m.header())
 		if !o.HeaderOnly {
