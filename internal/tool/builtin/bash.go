@@ -86,9 +86,12 @@ func commandEnv(extra func() []string) []string {
 	return out
 }
 
+// findPowerShell locates PowerShell; tests replace it.
+var findPowerShell = shell.PowerShell
+
 func (t *shellTool) config() (shell.Config, error) {
 	if t.kind.name == "powershell" {
-		c, ok := shell.PowerShell()
+		c, ok := findPowerShell()
 		if !ok {
 			return shell.Config{}, errors.New("PowerShell (pwsh or powershell) is not installed")
 		}

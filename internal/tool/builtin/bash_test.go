@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relay-agent/relay/internal/shell"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
@@ -155,5 +156,33 @@ func TestRunShell(t *testing.T) {
 	res, err = RunShell(context.Background(), env, "seq 1 5000", nil)
 	if err != nil || !res.Truncated || res.FullOutputPath == "" || !strings.HasSuffix(res.Output, "5000\n") {
 		t.Errorf("truncated: %v %v %q", res.Truncated, err, res.FullOutputPath)
+	}
+}
+
+// TestPowerShellTool runs the powershell tool against a stand-in that
+// records the script it is given, to pin the UTF-8 prefix line, the schema
+// and the temp file prefix without PowerShell installed.
+func TestPowerShellTool(t *testing.T) {
+	dir := t.TempDir()
+	fake := dir + "/pwsh"
+	os.WriteFile(fake, []byte("#!/bin/sh\nshift 3\nprintf '%s' \"$1\" | head -1\necho\nseq 1 3000\n"), 0o755)
+	old := findPowerShell
+	findPowerShell = func() (shell.Config, bool) {
+		return shell.Config{Path: fake, Args: []string{"-NoLogo", "-NoProfile", "-Command"}}, true
+	}
+	defer func() { findPowerShell = old }()
+	env := newEnv(t)
+	ps := &shellTool{env: env, kind: powershellKind}
+	if ps.Spec().Name != "powershell" || !strings.Contains(ps.Spec().Description, "Execute a PowerShell command") {
+		t.Errorf("spec %+v", ps.Spec())
+	}
+	r := call(t, ps, map[string]any{"command": "Get-ChildItem"})
+	d := r.Details.(*BashDetails)
+	if !strings.Contains(d.FullOutputPath, "/relay-powershell-") || !strings.HasSuffix(text(r), "[Showing lines 1004-3002 of 3002. Full output: "+d.FullOutputPath+"]") {
+		t.Errorf("powershell output: %q", text(r)[len(text(r))-150:])
+	}
+	full, _ := os.ReadFile(d.FullOutputPath)
+	if !strings.HasPrefix(string(full), "try { [Console]::OutputEncoding=[System.Text.Encoding]::UTF8 } catch {}\n") {
+		t.Errorf("script head: %q", string(full)[:80])
 	}
 }
