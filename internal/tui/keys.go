@@ -39,7 +39,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
-	if m.ed.CompletionView(10) != "" {
+	if m.ed.CompletionOpen() {
 		if out, cmd := m.ed.HandleKey(k); out != editor.Ignored {
 			return m.afterEditor(out, cmd)
 		}

@@ -57,6 +57,9 @@ type completion struct {
 func (c *completion) open() bool { return c.active && len(c.items) > 0 }
 func (c *completion) close()     { c.active, c.items, c.selected = false, nil, 0 }
 
+// CompletionOpen reports whether the suggestion list is showing.
+func (e *Editor) CompletionOpen() bool { return e.complete.open() }
+
 // SetCompleter installs the provider of @file and /command suggestions.
 func (e *Editor) SetCompleter(c Completer) { e.complete.provider = c }
 
