@@ -538,3 +538,28 @@ func TestSystemThemeFromTerminalColors(t *testing.T) {
 		t.Fatalf("error colour %s does not come from the reported red", e.Hex())
 	}
 }
+
+func TestForkCloneCompact(t *testing.T) {
+	f := treeFake()
+	d := start(t, f, opts(), 70, 16)
+	d.Type("/fork")
+	d.Press("enter")
+	if !strings.Contains(d.Frame(), "Fork from message") || !strings.Contains(d.Frame(), "second question") {
+		t.Fatalf("fork selector:\n%s", d.Frame())
+	}
+	d.Press("up", "enter") // the first question
+	if !hasCall(f, "Fork 1") || !strings.Contains(d.Frame(), "first question") {
+		t.Fatalf("fork: %v\n%s", f.CallLog(), d.Frame())
+	}
+	d.Press("ctrl+c")
+	d.Type("/clone")
+	d.Press("enter")
+	d.Type("/compact keep the API decisions")
+	d.Press("enter")
+	if !hasCall(f, "Clone") || !hasCall(f, "Compact keep the API decisions") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	if !strings.Contains(strings.Join(d.Printed, "\n"), "Compacted context: 1000 tokens summarized") {
+		t.Errorf("compaction notice missing: %q", d.Printed)
+	}
+}
