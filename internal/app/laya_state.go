@@ -58,11 +58,39 @@ type branchView struct {
 	physical   string        // latest physical model selection, provider/id
 }
 
-// viewBranch scans the branch once.
+// viewBranch scans the branch once. Only the entries from the latest
+// real user request on are decoded as messages; before it, only model
+// changes and router state matter, and those need no message decoding (a
+// resumed session may hold tens of thousands of messages).
 func viewBranch(entries []*session.Entry) (v branchView) {
 	physical := ""
 	defer func() { v.physical = physical }()
-	for _, e := range entries {
+	start := 0
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Type != session.TypeMessage || e.Role() != llm.RoleUser {
+			continue
+		}
+		if m, _ := e.Message(); m != nil {
+			if um, ok := m.(*llm.UserMessage); ok && !laya.IsHarnessText(um.Content.PlainText()) {
+				start = i
+				break
+			}
+		}
+	}
+	for _, e := range entries[:start] {
+		if mc := e.ModelChange(); mc != nil {
+			if mc.Provider != laya.Provider {
+				physical = mc.Provider + "/" + mc.ModelID
+			}
+		} else if c := e.Custom(); c != nil && c.CustomType == laya.StateCustomType {
+			var se laya.StateEntry
+			if json.Unmarshal(c.Data, &se) == nil && se.State != nil {
+				v.state = se.State
+			}
+		}
+	}
+	for _, e := range entries[start:] {
 		if mc := e.ModelChange(); mc != nil {
 			if mc.Provider != laya.Provider {
 				physical = mc.Provider + "/" + mc.ModelID
