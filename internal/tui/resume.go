@@ -145,6 +145,30 @@ func (p *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case m.is("tui.input.tab", k):
+		p.all = !p.all
+		p.loaded = false
+		return p.load(m)
+	case m.is("app.session.togglePath", k):
+		p.showPath = !p.showPath
+	case m.is("app.session.toggleSort", k):
+		p.sortName = !p.sortName
+		p.refilter()
+	case m.is("app.session.toggleNamedFilter", k):
+		p.namedOnly = !p.namedOnly
+		p.refilter()
+	case m.is("app.session.rename", k):
+		if s, ok := p.cur(); ok {
+			p.renaming, p.rename = true, s.Name
+		}
+	case m.is("app.session.deleteNoninvasive", k) && p.query == "":
+		if _, ok := p.cur(); ok {
+			p.confirm = true
+		}
+	case m.is("app.session.delete", k):
+		if _, ok := p.cur(); ok {
+			p.confirm = true
+		}
 	case m.is("tui.select.cancel", k):
 		m.overlay = nil
 	case m.is("tui.select.up", k):
@@ -175,30 +199,6 @@ func (p *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			}
 			return resultMsg{notice: "Resumed " + p.title(s), reload: true}
 		})
-	case m.is("tui.input.tab", k):
-		p.all = !p.all
-		p.loaded = false
-		return p.load(m)
-	case m.is("app.session.togglePath", k):
-		p.showPath = !p.showPath
-	case m.is("app.session.toggleSort", k):
-		p.sortName = !p.sortName
-		p.refilter()
-	case m.is("app.session.toggleNamedFilter", k):
-		p.namedOnly = !p.namedOnly
-		p.refilter()
-	case m.is("app.session.rename", k):
-		if s, ok := p.cur(); ok {
-			p.renaming, p.rename = true, s.Name
-		}
-	case m.is("app.session.deleteNoninvasive", k) && p.query == "":
-		if _, ok := p.cur(); ok {
-			p.confirm = true
-		}
-	case m.is("app.session.delete", k):
-		if _, ok := p.cur(); ok {
-			p.confirm = true
-		}
 	case m.is("tui.editor.deleteCharBackward", k):
 		if r := []rune(p.query); len(r) > 0 {
 			p.query = string(r[:len(r)-1])

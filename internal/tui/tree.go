@@ -186,16 +186,6 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.is("tui.select.cancel", k):
-		m.overlay = nil
-	case m.is("tui.select.up", k):
-		t.selected = max(0, t.selected-1)
-	case m.is("tui.select.down", k):
-		t.selected = min(len(t.rows)-1, t.selected+1)
-	case m.is("tui.select.pageUp", k):
-		t.selected = max(0, t.selected-10)
-	case m.is("tui.select.pageDown", k):
-		t.selected = max(0, min(len(t.rows)-1, t.selected+10))
 	case m.is("app.tree.foldOrUp", k):
 		if n, ok := t.cur(); ok && len(t.children[n.ID]) > 0 && !t.folded[n.ID] && len(t.children[n.ID]) > 1 {
 			t.folded[n.ID] = true
@@ -254,6 +244,16 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 				break
 			}
 		}
+	case m.is("tui.select.cancel", k):
+		m.overlay = nil
+	case m.is("tui.select.up", k):
+		t.selected = max(0, t.selected-1)
+	case m.is("tui.select.down", k):
+		t.selected = min(len(t.rows)-1, t.selected+1)
+	case m.is("tui.select.pageUp", k):
+		t.selected = max(0, t.selected-10)
+	case m.is("tui.select.pageDown", k):
+		t.selected = max(0, min(len(t.rows)-1, t.selected+10))
 	case m.is("tui.select.confirm", k):
 		n, ok := t.cur()
 		if !ok {

@@ -186,6 +186,11 @@ func (km *Keymap) resolveConflicts() []string {
 					}
 					continue
 				}
+				// A picker's own action checks first, so the shared list
+				// keys (tui.select.*) keep their defaults for other pickers.
+				if b.Scope == ScopeSelect && a.Scope != ScopeSelect {
+					continue
+				}
 				if containsKey(km.bound[j], k) {
 					km.bound[j] = removeKey(km.bound[j], k)
 				}

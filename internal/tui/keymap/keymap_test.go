@@ -226,3 +226,13 @@ func TestHotkeysText(t *testing.T) {
 		t.Error("unbound action listed")
 	}
 }
+
+func TestPickerBindingKeepsSharedListKeys(t *testing.T) {
+	km, _, err := Apply(Unix, []byte(`{"app.session.rename":"enter"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if km.Label("tui.select.confirm") != "enter" {
+		t.Errorf("tui.select.confirm lost enter: %q", km.Label("tui.select.confirm"))
+	}
+}
