@@ -46,6 +46,27 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		opts.InitialPrompt = o.Inputs[0].Text
 	}
 	opts.OnCommand = ar.command
+	// Laya's routing state: the status line shows the routed task and any
+	// "why Laya is not running" notice, the footer the physical model.
+	var notice string
+	var noticeMu sync.Mutex
+	opts.StatusLine = func() string {
+		status, _ := rt.LayaStatus()
+		noticeMu.Lock()
+		defer noticeMu.Unlock()
+		if ns := rt.LayaNotices(); len(ns) > 0 {
+			notice = ns[len(ns)-1]
+		}
+		if notice != "" {
+			if status != "" {
+				return status + " · " + notice
+			}
+			return notice
+		}
+		return status
+	}
+	opts.FooterModel = func() string { _, footer := rt.LayaStatus(); return footer }
+	defer rt.LayaShutdown()
 	for _, c := range rt.ResourceCommands() {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
