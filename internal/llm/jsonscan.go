@@ -27,13 +27,20 @@ type Scanner struct {
 
 // Reset makes the scanner read s from the start, keeping its scratch buffer.
 func (p *Scanner) Reset(s string) {
-	p.s, p.i = s, 0
+	p.s, p.i, p.buf = s, 0, p.buf[:0]
 }
 
 // ResetBytes makes the scanner read b without copying it. Strings it
 // returns may alias b (see the type comment).
 func (p *Scanner) ResetBytes(b []byte) {
-	p.s, p.i = unsafe.String(unsafe.SliceData(b), len(b)), 0
+	p.s, p.i, p.buf = unsafe.String(unsafe.SliceData(b), len(b)), 0, p.buf[:0]
+}
+
+// Start skips whitespace and returns the offset of the next value: where a
+// template hole (see Template) begins.
+func (p *Scanner) Start() int {
+	p.ws()
+	return p.i
 }
 
 func (p *Scanner) ws() {
@@ -69,6 +76,10 @@ func (p *Scanner) peek() byte {
 	}
 	return 0
 }
+
+// Peek returns the first byte of the next value (after whitespace), or 0
+// at the end.
+func (p *Scanner) Peek() byte { return p.peek() }
 
 // Pos returns the read offset; SetPos moves it (to resume inside a text
 // whose beginning is known, see ObjectTail).
@@ -206,6 +217,27 @@ func (p *Scanner) Int() (int, bool) {
 
 // String reads a string, decoding escapes.
 func (p *Scanner) String() (string, bool) {
+	base := len(p.buf)
+	s, ok := p.str()
+	if len(p.buf) > base {
+		// Decoded from escapes into the scratch buffer: copy it out and
+		// give the space back.
+		s = strings.Clone(s)
+		p.buf = p.buf[:base]
+	}
+	return s, ok
+}
+
+// StringView is String without the copy of a string with escapes: the
+// result aliases the input or the scanner's scratch space and is valid
+// only until the next Reset or ResetBytes. Hot loops hand it straight to
+// a builder that copies it (Detach does not recognize scratch space: use
+// strings.Clone to keep it).
+func (p *Scanner) StringView() (string, bool) {
+	return p.str()
+}
+
+func (p *Scanner) str() (string, bool) {
 	if p.peek() != '"' {
 		return "", false
 	}
@@ -252,21 +284,32 @@ func (p *Scanner) skipString() bool {
 	if p.peek() != '"' {
 		return false
 	}
-	i := p.i + 1
+	end := stringEnd(p.s, p.i)
+	if end < 0 {
+		return false
+	}
+	p.i = end
+	return true
+}
+
+// stringEnd returns the offset just past the string token starting with
+// the quote at s[i], or -1 when it is not closed.
+func stringEnd(s string, i int) int {
+	open := i
+	i++
 	for {
-		k := strings.IndexByte(p.s[i:], '"')
+		k := strings.IndexByte(s[i:], '"')
 		if k < 0 {
-			return false
+			return -1
 		}
 		i += k
 		n := 0 // backslashes right before the quote
-		for j := i - 1; j > p.i && p.s[j] == '\\'; j-- {
+		for j := i - 1; j > open && s[j] == '\\'; j-- {
 			n++
 		}
 		i++
 		if n%2 == 0 {
-			p.i = i
-			return true
+			return i
 		}
 	}
 }
@@ -293,9 +336,12 @@ func plainASCII(s string) bool {
 }
 
 // escaped finishes a string that contains escapes, from start; runs of
-// plain bytes between escapes are copied whole.
+// plain bytes between escapes are copied whole. The string is decoded
+// after what the scratch buffer already holds (earlier StringView results
+// stay valid) and returned aliasing it.
 func (p *Scanner) escaped(start int) (string, bool) {
-	b := p.buf[:0]
+	base := len(p.buf)
+	b := p.buf
 	p.i = start
 	q := -1 // absolute index of the next quote at or after p.i
 	for p.i < len(p.s) {
@@ -321,11 +367,14 @@ func (p *Scanner) escaped(start int) (string, bool) {
 		p.i += len(run)
 		if p.s[p.i] == '"' {
 			p.i++
-			p.buf = b
-			if !utf8.Valid(b) {
+			if !utf8.Valid(b[base:]) {
 				return "", false
 			}
-			return string(b), true
+			p.buf = b
+			if len(b) == base {
+				return "", true
+			}
+			return unsafe.String(&b[base], len(b)-base), true
 		}
 		if p.i+1 >= len(p.s) {
 			return "", false
@@ -447,4 +496,86 @@ func isInt(s string) bool {
 		}
 	}
 	return true
+}
+
+// Hole kinds of a Template.
+const (
+	HoleString = iota // a string token, quotes included
+	HoleInt           // an integer token
+)
+
+// Hole is the span [Start, End) of one value token of a document.
+type Hole struct {
+	Start, End int
+	Kind       int
+}
+
+// Template recognizes the documents that repeat a decoded one byte for
+// byte except inside a few value tokens (its holes). A long answer is a
+// hundred thousand chunks that differ only in their text (and perhaps a
+// sequence number or a token count): a client decodes one fully, notes
+// where those values were, and for the following chunks only compares
+// bytes and reads the holes. A match has the same token structure as the
+// template, so decoding it gives the template's result with the hole
+// values replaced.
+type Template struct {
+	doc   []byte
+	holes []Hole
+}
+
+// Set makes doc, with holes sorted by Start and not overlapping, the
+// template. It copies doc.
+func (t *Template) Set(doc []byte, holes []Hole) {
+	t.doc = append(t.doc[:0], doc...)
+	t.holes = append(t.holes[:0], holes...)
+}
+
+// Clear forgets the template: Match fails until the next Set.
+func (t *Template) Clear() { t.doc, t.holes = t.doc[:0], t.holes[:0] }
+
+// Holes returns the number of holes.
+func (t *Template) Holes() int { return len(t.holes) }
+
+// Match reports whether doc is the template with other tokens of the same
+// kinds in its holes; spans (at least Holes() long) receives where they
+// are in doc. Strings are delimited, not validated: decode the ones used
+// (SetPos to their Start, then String or StringView).
+func (t *Template) Match(doc []byte, spans []Hole) bool {
+	if len(t.doc) == 0 || len(spans) < len(t.holes) {
+		return false
+	}
+	s := unsafe.String(unsafe.SliceData(doc), len(doc))
+	tmpl := unsafe.String(unsafe.SliceData(t.doc), len(t.doc))
+	pos, prev := 0, 0
+	for k, h := range t.holes {
+		lit := tmpl[prev:h.Start]
+		if len(s)-pos <= len(lit) || s[pos:pos+len(lit)] != lit {
+			return false
+		}
+		pos += len(lit)
+		end := -1
+		switch h.Kind {
+		case HoleString:
+			if s[pos] == '"' {
+				end = stringEnd(s, pos)
+			}
+		case HoleInt:
+			end = pos
+			if s[end] == '-' {
+				end++
+			}
+			for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+				end++
+			}
+			if !isInt(s[pos:end]) {
+				end = -1
+			}
+		}
+		if end < 0 {
+			return false
+		}
+		spans[k] = Hole{Start: pos, End: end, Kind: h.Kind}
+		pos, prev = end, h.End
+	}
+	return s[pos:] == tmpl[prev:]
 }

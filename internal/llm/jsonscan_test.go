@@ -139,3 +139,71 @@ func TestScannerDetach(t *testing.T) {
 		t.Fatalf("detached strings changed with the input: %q", got)
 	}
 }
+
+// TestScannerStringViewKeepsEarlier decodes several escaped strings of one
+// document with StringView: each stays intact while the next are decoded,
+// and String in between does not disturb them.
+func TestScannerStringViewKeepsEarlier(t *testing.T) {
+	var p Scanner
+	p.Reset(`["a\nb","c\td","plain","e\"f"]`)
+	var got []string
+	ok := p.Array(func(i int) bool {
+		var s string
+		var ok bool
+		if i == 1 {
+			s, ok = p.String()
+		} else {
+			s, ok = p.StringView()
+		}
+		got = append(got, s)
+		return ok
+	})
+	want := []string{"a\nb", "c\td", "plain", "e\"f"}
+	if !ok || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestTemplate(t *testing.T) {
+	doc := []byte(`{"seq":12,"item":"it_1","delta":"Hi\n","pad":"xy"}`)
+	holes := []Hole{{Start: 7, End: 9, Kind: HoleInt}, {Start: 32, End: 38, Kind: HoleString}, {Start: 45, End: 49, Kind: HoleString}}
+	if string(doc[7:9]) != "12" || string(doc[32:38]) != `"Hi\n"` || string(doc[45:49]) != `"xy"` {
+		t.Fatal("bad test holes")
+	}
+	var tm Template
+	spans := make([]Hole, 3)
+	if tm.Match(doc, spans) {
+		t.Fatal("empty template matched")
+	}
+	tm.Set(doc, holes)
+	for _, c := range []struct {
+		doc   string
+		ok    bool
+		delta string
+	}{
+		{`{"seq":12,"item":"it_1","delta":"Hi\n","pad":"xy"}`, true, `"Hi\n"`},
+		{`{"seq":1234,"item":"it_1","delta":"say \"x\" \\","pad":""}`, true, `"say \"x\" \\"`},
+		{`{"seq":-3,"item":"it_1","delta":"","pad":"a\"b"}`, true, `""`},
+		{`{"seq":013,"item":"it_1","delta":"x","pad":"xy"}`, false, ""},
+		{`{"seq":1.5,"item":"it_1","delta":"x","pad":"xy"}`, false, ""},
+		{`{"seq":12,"item":"it_2","delta":"x","pad":"xy"}`, false, ""},
+		{`{"seq":12,"item":"it_1","delta":5,"pad":"xy"}`, false, ""},
+		{`{"seq":12,"item":"it_1","delta":"x","pad":"xy"} `, false, ""},
+		{`{"seq":12,"item":"it_1","delta":"x","pad":"xy`, false, ""},
+		{`{"seq":12,"item":"it_1","delta":"x`, false, ""},
+		{`{"seq":`, false, ""},
+	} {
+		ok := tm.Match([]byte(c.doc), spans)
+		if ok != c.ok {
+			t.Errorf("%s: match=%v", c.doc, ok)
+			continue
+		}
+		if ok && c.doc[spans[1].Start:spans[1].End] != c.delta {
+			t.Errorf("%s: delta span %q", c.doc, c.doc[spans[1].Start:spans[1].End])
+		}
+	}
+	tm.Clear()
+	if tm.Match(doc, spans) || tm.Holes() != 0 {
+		t.Error("cleared template matched")
+	}
+}
