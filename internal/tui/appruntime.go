@@ -77,6 +77,10 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		}
 	}
 	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
+	// The harness's authorization gate asks here, in a y/n dialog.
+	opts.Approver = NewApprover()
+	rt.SetApprover(opts.Approver)
+	defer rt.SetApprover(nil)
 	return Run(ctx, ar, opts)
 }
 

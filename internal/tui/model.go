@@ -124,6 +124,8 @@ type Model struct {
 	rows     []string // transcript rows of the last fullscreen frame
 	themeMod time.Time
 
+	confirmQueue []*confirmReq // approval questions behind the open one
+
 	pending  tea.Cmd // a command queued by a helper outside Update's return
 	quitting bool
 }
@@ -248,6 +250,9 @@ func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.q.wait, m.queryColors(), m.infoCmd()}
+	if m.opts.Approver != nil {
+		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
+	}
 	if !m.opts.DisableTick {
 		if st, err := os.Stat(m.th.Source); err == nil {
 			m.themeMod = st.ModTime()
@@ -301,6 +306,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.q.wait)
 	case applyMsg:
 		msg(m)
+	case confirmMsg:
+		m.openConfirm(msg.req)
+		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
 	case infoMsg:
 		m.info, m.infoBusy = msg.info, false
 	case tickMsg:
@@ -385,6 +393,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		cmds = append(cmds, m.handleKey(msg))
+	}
+	if m.overlay != nil || len(m.confirmQueue) > 0 {
+		m.dropStaleConfirm()
 	}
 	if !m.fullscreen && m.width > 0 {
 		if lines := m.tr.TakeCommitted(m.contentWidth()); len(lines) > 0 {

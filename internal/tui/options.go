@@ -64,6 +64,10 @@ type Options struct {
 	// user asks to save; may be nil.
 	SaveSetting func(key string, value any) error
 
+	// Approver receives the harness's authorization questions and shows
+	// them as y/n dialogs; nil means none are asked here.
+	Approver *Approver
+
 	OpenResume bool // --resume: open the session picker at start
 	// StatusLine and FooterModel add runtime state the UI does not own
 	// (Laya's task type and tier, container and training progress; the

@@ -377,3 +377,35 @@ func TestE2EExternalEditor(t *testing.T) {
 	e.keys("C-g")
 	e.waitFor("written in the external editor", 10*time.Second)
 }
+
+// TestE2EAuthorizationGate: the fake model runs a destructive command; the
+// harness asks through the TUI's dialog, and the answer decides.
+func TestE2EAuthorizationGate(t *testing.T) {
+	for _, tc := range []struct {
+		answer string
+		gone   bool
+	}{{"y", true}, {"n", false}} {
+		t.Run(tc.answer, func(t *testing.T) {
+			e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{
+				{ToolCalls: []llmtest.Block{{Type: "toolCall", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`)}}},
+				{Text: "Finished the cleanup step."},
+			}}, nil)
+			build := filepath.Join(e.cwd, "build")
+			os.MkdirAll(build, 0o755)
+			os.WriteFile(filepath.Join(build, "out.o"), []byte("x"), 0o644)
+			e.start()
+			e.text("tidy the workspace")
+			e.keys("Enter")
+			s := e.waitFor("y allow · n refuse", 10*time.Second)
+			if !strings.Contains(s, "rm -rf build") {
+				t.Errorf("dialog does not name the command:\n%s", s)
+			}
+			e.text(tc.answer)
+			e.waitFor("Finished the cleanup step.", 10*time.Second)
+			_, err := os.Stat(build)
+			if gone := os.IsNotExist(err); gone != tc.gone {
+				t.Errorf("answer %s: build removed=%v, want %v; screen:\n%s", tc.answer, gone, tc.gone, e.screen())
+			}
+		})
+	}
+}
