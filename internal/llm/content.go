@@ -70,6 +70,10 @@ func (b TextContent) MarshalJSON() ([]byte, error) {
 }
 
 func (b *TextContent) UnmarshalJSON(data []byte) error {
+	if v, ok := fastBlock(data, "text"); ok {
+		*b = *v.(*TextContent)
+		return nil
+	}
 	var w struct {
 		Type          string `json:"type"`
 		Text          string `json:"text"`
@@ -92,6 +96,10 @@ func (b ImageContent) MarshalJSON() ([]byte, error) {
 }
 
 func (b *ImageContent) UnmarshalJSON(data []byte) error {
+	if v, ok := fastBlock(data, "image"); ok {
+		*b = *v.(*ImageContent)
+		return nil
+	}
 	var w struct {
 		Type     string `json:"type"`
 		Data     string `json:"data"`
@@ -115,6 +123,10 @@ func (b ThinkingContent) MarshalJSON() ([]byte, error) {
 }
 
 func (b *ThinkingContent) UnmarshalJSON(data []byte) error {
+	if v, ok := fastBlock(data, "thinking"); ok {
+		*b = *v.(*ThinkingContent)
+		return nil
+	}
 	var w struct {
 		Type              string `json:"type"`
 		Thinking          string `json:"thinking"`
@@ -147,6 +159,10 @@ func (b ToolCall) MarshalJSON() ([]byte, error) {
 }
 
 func (b *ToolCall) UnmarshalJSON(data []byte) error {
+	if v, ok := fastBlock(data, "toolCall"); ok {
+		*b = *v.(*ToolCall)
+		return nil
+	}
 	var w toolCallWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -160,7 +176,10 @@ func (b UnknownBlock) MarshalJSON() ([]byte, error) { return b.Raw, nil }
 
 // DecodeBlock decodes one content block by its "type".
 func DecodeBlock(data []byte) (Block, error) {
-	t, _ := PeekString(data, "type")
+	t, ok := fastBlockType(data)
+	if !ok {
+		t, _ = PeekString(data, "type")
+	}
 	var b Block
 	switch t {
 	case "text":
@@ -176,6 +195,9 @@ func DecodeBlock(data []byte) (Block, error) {
 			return nil, fmt.Errorf("content block is not an object")
 		}
 		return &UnknownBlock{Type: t, Raw: append(json.RawMessage(nil), data...)}, nil
+	}
+	if fb, ok := fastBlock(data, t); ok {
+		return fb, nil
 	}
 	if err := json.Unmarshal(data, b); err != nil {
 		return nil, fmt.Errorf("%s block: %w", t, err)
@@ -194,6 +216,9 @@ func (bs Blocks) MarshalJSON() ([]byte, error) {
 }
 
 func (bs *Blocks) UnmarshalJSON(data []byte) error {
+	if fastBlocks(data, bs) {
+		return nil
+	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
 		return err
@@ -232,6 +257,9 @@ func (c Content) MarshalJSON() ([]byte, error) {
 }
 
 func (c *Content) UnmarshalJSON(data []byte) error {
+	if fastContent(data, c) {
+		return nil
+	}
 	if len(data) > 0 && data[0] == '"' {
 		*c = Content{IsString: true}
 		return json.Unmarshal(data, &c.Text)

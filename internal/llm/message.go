@@ -301,6 +301,10 @@ func (m SystemMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *SystemMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleSystem); ok {
+		*m = *v.(*SystemMessage)
+		return nil
+	}
 	var w systemWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -321,6 +325,10 @@ func (m UserMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *UserMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleUser); ok {
+		*m = *v.(*UserMessage)
+		return nil
+	}
 	var w userWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -357,6 +365,10 @@ func (m AssistantMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleAssistant); ok {
+		*m = *v.(*AssistantMessage)
+		return nil
+	}
 	var w assistantWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -385,6 +397,10 @@ func (m ToolResultMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *ToolResultMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleToolResult); ok {
+		*m = *v.(*ToolResultMessage)
+		return nil
+	}
 	var w toolResultWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -411,6 +427,10 @@ func (m BashExecutionMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *BashExecutionMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleBashExecution); ok {
+		*m = *v.(*BashExecutionMessage)
+		return nil
+	}
 	var w bashWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -434,6 +454,10 @@ func (m CustomMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *CustomMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleCustom); ok {
+		*m = *v.(*CustomMessage)
+		return nil
+	}
 	var w customWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -455,6 +479,10 @@ func (m BranchSummaryMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *BranchSummaryMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleBranchSummary); ok {
+		*m = *v.(*BranchSummaryMessage)
+		return nil
+	}
 	var w branchSummaryWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -476,6 +504,10 @@ func (m CompactionSummaryMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *CompactionSummaryMessage) UnmarshalJSON(data []byte) error {
+	if v, ok := fastMessage(data, RoleCompactionSummary); ok {
+		*m = *v.(*CompactionSummaryMessage)
+		return nil
+	}
 	var w compactionSummaryWire
 	extra, err := unmarshalKnown(data, &w)
 	if err != nil {
@@ -490,7 +522,10 @@ func (m UnknownMessage) MarshalJSON() ([]byte, error) { return m.Raw, nil }
 // DecodeMessage decodes an AgentMessage by its "role". Unknown roles are
 // kept verbatim as *UnknownMessage.
 func DecodeMessage(data []byte) (Message, error) {
-	role, _ := PeekString(data, "role")
+	role, ok := fastRole(data)
+	if !ok {
+		role, _ = PeekString(data, "role")
+	}
 	var m Message
 	switch role {
 	case RoleSystem:
@@ -515,6 +550,9 @@ func DecodeMessage(data []byte) (Message, error) {
 		}
 		return &UnknownMessage{Role: role, Raw: append(json.RawMessage(nil), data...)}, nil
 	}
+	if fm, ok := fastMessage(data, role); ok {
+		return fm, nil
+	}
 	if err := json.Unmarshal(data, m); err != nil {
 		return nil, fmt.Errorf("%s message: %w", role, err)
 	}
@@ -525,6 +563,9 @@ func DecodeMessage(data []byte) (Message, error) {
 type Messages []Message
 
 func (ms *Messages) UnmarshalJSON(data []byte) error {
+	if fastMessages(data, ms) {
+		return nil
+	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
 		return err

@@ -1,0 +1,359 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The single-pass decoder must yield exactly what the encoding/json path
+// yields: deep-equal values, the same errors, the same re-encoding.
+
+// withSlow runs fn on the encoding/json path. Tests that use it are not
+// parallel, so no other test sees the switch.
+func withSlow(fn func()) {
+	fastDecode = false
+	defer func() { fastDecode = true }()
+	fn()
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+// sameDecode reports how the fast and the encoding/json decodings of data
+// differ ("" when they agree): DecodeMessage and DecodeBlock, and with all
+// set every type's own UnmarshalJSON too.
+func sameDecode(data []byte, all bool) string {
+	var diffs []string
+	cmp := func(what string, fv, sv any, ferr, serr error) {
+		if errText(ferr) != errText(serr) {
+			diffs = append(diffs, fmt.Sprintf("%s: error %q, encoding/json %q", what, errText(ferr), errText(serr)))
+			return
+		}
+		if ferr != nil {
+			return
+		}
+		if !reflect.DeepEqual(fv, sv) {
+			diffs = append(diffs, fmt.Sprintf("%s: value\n  fast %#v\n  json %#v", what, deref(fv), deref(sv)))
+			return
+		}
+		fb, ferr := Marshal(fv)
+		sb, serr := Marshal(sv)
+		if !bytes.Equal(fb, sb) || errText(ferr) != errText(serr) {
+			diffs = append(diffs, fmt.Sprintf("%s: re-encoding %s vs %s", what, fb, sb))
+		}
+	}
+
+	fm, ferr := DecodeMessage(data)
+	var sm Message
+	var serr error
+	withSlow(func() { sm, serr = DecodeMessage(data) })
+	cmp("DecodeMessage", fm, sm, ferr, serr)
+
+	fb, ferr := DecodeBlock(data)
+	var sb Block
+	withSlow(func() { sb, serr = DecodeBlock(data) })
+	cmp("DecodeBlock", fb, sb, ferr, serr)
+	if !all {
+		return strings.Join(diffs, "\n")
+	}
+
+	// The types' own UnmarshalJSON, as encoding/json calls them from
+	// other structs (a compaction's systemMessage, a context edit's content).
+	for _, mk := range []func() any{
+		func() any { return &Content{} },
+		func() any { return &Blocks{} },
+		func() any { return &Messages{} },
+		func() any { return &SystemMessage{} },
+		func() any { return &UserMessage{} },
+		func() any { return &AssistantMessage{} },
+		func() any { return &ToolResultMessage{} },
+		func() any { return &BashExecutionMessage{} },
+		func() any { return &CustomMessage{} },
+		func() any { return &BranchSummaryMessage{} },
+		func() any { return &CompactionSummaryMessage{} },
+		func() any { return &TextContent{} },
+		func() any { return &ImageContent{} },
+		func() any { return &ThinkingContent{} },
+		func() any { return &ToolCall{} },
+	} {
+		fv, sv := mk(), mk()
+		ferr := json.Unmarshal(data, fv)
+		withSlow(func() { serr = json.Unmarshal(data, sv) })
+		// A failed json.Unmarshal may leave partial values behind; only
+		// the error has to agree then.
+		cmp(fmt.Sprintf("Unmarshal %T", fv), fv, sv, ferr, serr)
+	}
+	return strings.Join(diffs, "\n")
+}
+
+func deref(v any) any {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		return rv.Elem().Interface()
+	}
+	return v
+}
+
+// decodeCases are shapes the roundtrip fixtures lack: everything the fast
+// decoder must either get right or hand back to encoding/json.
+var decodeCases = []string{
+	// strings
+	`{"role":"user","content":"tab\there \"q\" back\\slash \/ \b\f\r\n \u00e9\u4e2d \ud83d\ude00","timestamp":1}`,
+	`{"role":"user","content":"lone \ud83d x \ude00 \ud800\ud800\udc00 \ud800\u0041 end\ud800","timestamp":1}`,
+	"{\"role\":\"user\",\"content\":\"bad utf8 \xff\xfe \xed\xa0\x80 \xc3 ok \xc3\xa9 \xef\xbf\xbd\",\"timestamp\":1}",
+	"{\"role\":\"user\",\"content\":\"bad utf8 and escape \xff \\n\",\"timestamp\":1}",
+	"{\"role\":\"user\",\"content\":\"ctl \x01\",\"timestamp\":1}",
+	`{"role":"user","content":"bad esc \x","timestamp":1}`,
+	`{"role":"user","content":"bad esc \'","timestamp":1}`,
+	`{"role":"user","content":"short \u12","timestamp":1}`,
+	`{"role":"user","content":"U+2028 ` + "\u2028\u2029" + ` inside","timestamp":1}`,
+	`{"role":"us\u0065r","content":"escaped role","timestamp":1}`,
+	// whitespace and framing
+	" \t\n{ \"role\" : \"user\" , \"content\" : [ { \"type\" : \"text\" , \"text\" : \"x\" } ] , \"timestamp\" : 1 } \r\n",
+	`{"role":"user","content":"x","timestamp":1} x`,
+	`{"role":"user","content":"x","timestamp":1}}`,
+	`{"role":"user","content":"x","timestamp":1`,
+	`{"role":"user","content":"x",}`,
+	`{"role":"user"}`,
+	`{"role":"user",}`,
+	`{"role":"user" "content":"x"}`,
+	`{"content":"x","timestamp":2,"role":"user"}`,
+	`{"content":[{"role":"assistant"}],"role":"user"}`,
+	// keys
+	`{"role":"user","Content":"folded","timestamp":1}`,
+	`{"role":"user","TIMESTAMP":5,"timestamp":1}`,
+	`{"role":"compactionSummary","ſummary":"long s","tokensBefore":1,"timestamp":1}`,
+	`{"role":"user","content":"x","timestamp":1,"\u0066uture":1}`,
+	`{"role":"user","content":"x","timestamp":1,"ünknown":1}`,
+	`{"role":"user","content":"x","content":"y","timestamp":1}`,
+	`{"role":"user","content":"x","timestamp":1,"a":1,"a":2}`,
+	`{"role":"user","role":"assistant","content":"x"}`,
+	`{"role":"user","content":"x","timestamp":1,"z":{"deep":[1,2.5e-3,-0,true,false,null,"s\n",{}]},"a":[],"m":"\ud800"}`,
+	"{\"role\":\"user\",\"content\":\"x\",\"extra\":\"raw \xff kept\"}",
+	// numbers
+	`{"role":"user","content":"x","timestamp":1.0}`,
+	`{"role":"user","content":"x","timestamp":1e3}`,
+	`{"role":"user","content":"x","timestamp":-0}`,
+	`{"role":"user","content":"x","timestamp":01}`,
+	`{"role":"user","content":"x","timestamp":-}`,
+	`{"role":"user","content":"x","timestamp":99999999999999999999}`,
+	`{"role":"user","content":"x","timestamp":"1"}`,
+	`{"role":"user","content":"x","extra":1.}`,
+	`{"role":"user","content":"x","extra":1e}`,
+	`{"role":"user","content":"x","extra":-1.5E+7}`,
+	`{"role":"compactionSummary","summary":"s","tokensBefore":9223372036854775807,"timestamp":-9223372036854775808}`,
+	`{"role":"compactionSummary","summary":"s","tokensBefore":9223372036854775808,"timestamp":1}`,
+	`{"role":"assistant","content":[],"usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":1e400,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}`,
+	`{"role":"assistant","content":[],"usage":{"input":1.5},"stopReason":"stop","timestamp":1}`,
+	`{"role":"assistant","content":[],"usage":{"cost":{"total":0.1,"Total":0.2}},"stopReason":"stop","timestamp":1}`,
+	`{"role":"assistant","content":[],"usage":{"cost":{"total":1.25e-7,"junk":[1]},"junk":{"a":null}},"stopReason":"stop","timestamp":1}`,
+	// nulls for every kind of field
+	`{"role":"user","content":null,"timestamp":null}`,
+	`{"role":"assistant","content":null,"api":null,"usage":null,"diagnostics":null,"deferred":null,"endTurn":null,"stopReason":null,"timestamp":1}`,
+	`{"role":"assistant","content":[],"usage":{"input":null,"cost":null},"endTurn":true,"deferred":{"provider":"p","modelId":"m","api":"a","id":"i","expiresAt":5,"pollAfterMs":null,"data":{"x":1}},"diagnostics":[{"k":"v"}],"stopReason":"deferred","timestamp":1}`,
+	`{"role":"assistant","content":[],"endTurn":"yes","timestamp":1}`,
+	`{"role":"assistant","content":{},"timestamp":1}`,
+	`{"role":"assistant","content":"str","timestamp":1}`,
+	`{"role":"assistant","content":[null],"timestamp":1}`,
+	`{"role":"assistant","content":["text"],"timestamp":1}`,
+	`{"role":"assistant","content":[{"text":"no type"},{"type":5},{"type":"video","url":"u"},{"text":"x","type":"text"},{"type":"text","text":null,"textSignature":"s"}],"timestamp":1}`,
+	`{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{ "a" : [1, 2] }},{"type":"toolCall","id":"d","name":"n","arguments":null},{"type":"toolCall","id":"e","name":"n"},{"type":"toolCall","arguments":"s","namespace":"ns","x":1}],"timestamp":1}`,
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"t","redacted":null},{"type":"thinking","thinking":"t","redacted":"no"},{"type":"image","data":"d","mimeType":"image/png","w":1}],"timestamp":1}`,
+	`{"role":"assistant","content":[{"type":"text","text":"a","Text":"b"}],"timestamp":1}`,
+	`{"role":"assistant","content":[{"type":"text","text":"a","text":"b"}],"timestamp":1}`,
+	`{"role":"assistant","content":[{"type":"text","type":"image","data":"x"}],"timestamp":1}`,
+	`{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"details":null,"usage":null,"nestedCalls":[],"isError":null,"timestamp":1}`,
+	`{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"usage":{},"isError":true,"timestamp":1}`,
+	`{"role":"toolResult","toolCallId":5,"content":[]}`,
+	`{"role":"bashExecution","command":"c","output":"o","exitCode":null,"cancelled":null,"truncated":true,"fullOutputPath":"/p","excludeFromContext":false,"timestamp":1}`,
+	`{"role":"bashExecution","command":"c","output":"o","exitCode":-3,"timestamp":1}`,
+	`{"role":"bashExecution","command":"c","output":"o","exitCode":1.5,"timestamp":1}`,
+	`{"role":"custom","customType":"t","content":[{"type":"text","text":"x"}],"display":false,"details":{"a":"b"},"timestamp":1}`,
+	`{"role":"branchSummary","summary":"s","fromId":null,"timestamp":1}`,
+	`{"role":"branchSummary","summary":"s","fromId":"\u0041","timestamp":1}`,
+	// system messages
+	`{"role":"system","content":[{"type":"text","text":"x"}],"sections":null,"toolsAdded":null,"toolsRemoved":null,"replace":true,"timestamp":1}`,
+	`{"role":"system","content":"","sections":{},"toolsAdded":[],"toolsRemoved":[],"timestamp":1}`,
+	`{"role":"system","content":"","sections":{"a":"1","b":null,"a":"2"},"timestamp":1}`,
+	`{"role":"system","content":"","sections":{"a":1},"timestamp":1}`,
+	`{"role":"system","content":"","sections":{"\u0061":"esc","é":"x"},"timestamp":1}`,
+	"{\"role\":\"system\",\"content\":\"\",\"sections\":{\"\xff\":\"bad key\"},\"timestamp\":1}",
+	`{"role":"system","content":"","sections":[],"timestamp":1}`,
+	`{"role":"system","content":"","toolsAdded":[null,{"name":"a","Description":"d","parameters":{"type":"object"},"constrainedSampling":null,"x":1}],"toolsRemoved":[{"name":"w","Name":"v"}],"timestamp":1}`,
+	`{"role":"system","content":"","toolsAdded":[{"name":"a","name":"b"}],"timestamp":1}`,
+	`{"role":"system","content":"","sections":{"é":"x","b":null,"":""},"toolsAdded":[{"name":"a","parameters":{"type":"object"},"constrainedSampling":null,"x":1}],"toolsRemoved":[{"name":"w","y":[]}],"timestamp":1}`,
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"t","redacted":null,"thinkingSignature":null}],"timestamp":1}`,
+	`{"role":"system","content":"","toolsAdded":{},"timestamp":1}`,
+	// other roles and non-objects
+	`{"role":"hookMessage","content":"x"}`,
+	`{"role":5,"content":"x"}`,
+	`{"role":null}`,
+	`{}`,
+	`[]`,
+	`null`,
+	`"text"`,
+	``,
+	`{"type":"text","text":"a block","x":[1]}`,
+	`{"type":"toolCall","id":"1","name":"n","arguments":{}}`,
+	`{"type":"mystery","x":1}`,
+	` {"type":"text","text":"lead"}`,
+	`[{"type":"text","text":"a"},{"type":"image","data":"d","mimeType":"m"}]`,
+	`[{"role":"user","content":"x","timestamp":1},{"role":"x-custom","a":1},{"role":"assistant","content":[],"timestamp":2}]`,
+	`[{"role":"user","content":"x","timestamp":1},5]`,
+	`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
+}
+
+func roundtripLines(t testing.TB) [][]byte {
+	data, err := os.ReadFile("testdata/roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+}
+
+func TestFastDecodeMatchesEncodingJSON(t *testing.T) {
+	inputs := roundtripLines(t)
+	for _, c := range decodeCases {
+		inputs = append(inputs, []byte(c))
+	}
+	inputs = append(inputs, []byte(`{"role":"user","content":"x","timestamp":1,"deep":`+strings.Repeat("[", 600)+strings.Repeat("]", 600)+`}`))
+	for _, in := range inputs {
+		if d := sameDecode(in, true); d != "" {
+			t.Errorf("%s\n%s", in, d)
+		}
+	}
+}
+
+// Every fixture line with each byte deleted, doubled or replaced by a
+// character that matters to a JSON scanner.
+func TestFastDecodeMutations(t *testing.T) {
+	subst := []byte{'"', '\\', '{', '}', '[', ']', ',', ':', '0', 'n', ' ', 0x01, 0xff, 'A'}
+	n := 0
+	for _, line := range roundtripLines(t) {
+		for i := range line {
+			muts := [][]byte{
+				append(append([]byte{}, line[:i]...), line[i+1:]...),
+				append(append([]byte{}, line[:i+1]...), line[i:]...),
+			}
+			for _, c := range subst {
+				m := append([]byte{}, line...)
+				m[i] = c
+				muts = append(muts, m)
+			}
+			for _, m := range muts {
+				n++
+				if d := sameDecode(m, false); d != "" {
+					t.Fatalf("%s\n%s", m, d)
+				}
+			}
+		}
+	}
+	t.Logf("%d mutations agree", n)
+}
+
+// The fast path must really take the common shapes, not hand them back.
+func TestFastDecodeTakesFixtures(t *testing.T) {
+	lines := roundtripLines(t)
+	for _, l := range benchLines() {
+		lines = append(lines, l)
+	}
+	for _, line := range lines {
+		role, _ := PeekString(line, "role")
+		if !knownRole(role) {
+			continue
+		}
+		if _, ok := fastMessage(line, role); !ok {
+			t.Errorf("fast path refused %s", line)
+		}
+	}
+}
+
+func FuzzDecodeMessage(f *testing.F) {
+	data, err := os.ReadFile("testdata/roundtrip.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		f.Add(line)
+	}
+	for _, c := range decodeCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if d := sameDecode(in, true); d != "" {
+			t.Fatalf("%q\n%s", in, d)
+		}
+	})
+}
+
+// benchLines are realistic session messages of 1-10 KB: a prompt, an
+// assistant turn with thinking, text and a tool call, and a tool result
+// with code (escaped newlines, quotes, tabs and some non-ASCII).
+func benchLines() map[string][]byte {
+	code := strings.Repeat("func (s *Store) Append(e *Entry) error {\n\tif e == nil {\n\t\treturn fmt.Errorf(\"nil entry: %w\", errBad)\n\t}\n\t// écrit une ligne — one Write per record\n\treturn s.w.Write(e.raw)\n}\n\n", 40)
+	prose := strings.Repeat("Please look at the session store and make the reader tolerant of torn final lines; keep the tests green. ", 10)
+	user, _ := Marshal(&UserMessage{Content: StringContent(prose), Timestamp: 1733234401000})
+	args, _ := Marshal(map[string]string{"path": "internal/session/store.go", "oldText": code[:600], "newText": code[:700]})
+	asst, _ := Marshal(&AssistantMessage{
+		Content: Blocks{
+			&ThinkingContent{Thinking: strings.Repeat("The reader splits on LF only, so U+2028 inside strings is fine. ", 20), ThinkingSignature: strings.Repeat("c2lnbmF0dXJl", 30)},
+			&TextContent{Text: prose},
+			&ToolCall{ID: "toolu_01ABCDEF", Name: "edit", Arguments: args},
+		},
+		API: "anthropic-messages", Provider: "anthropic", Model: "claude-sonnet-4-5",
+		Usage:      Usage{Input: 1200, Output: 300, CacheRead: 50000, TotalTokens: 51500, Cost: Cost{Input: 0.0036, Output: 0.0045, CacheRead: 0.015, Total: 0.0231}},
+		StopReason: StopToolUse, Timestamp: 1733234402000,
+	})
+	result, _ := Marshal(&ToolResultMessage{
+		ToolCallID: "toolu_01ABCDEF", ToolName: "read",
+		Content:   Blocks{&TextContent{Text: code}},
+		Details:   json.RawMessage(`{"truncation":{"truncated":false,"totalLines":320}}`),
+		Timestamp: 1733234403000,
+	})
+	return map[string][]byte{"user": user, "assistant": asst, "toolResult": result}
+}
+
+func BenchmarkDecodeMessage(b *testing.B) {
+	lines := benchLines()
+	for _, path := range []string{"fast", "encoding-json"} {
+		for _, kind := range []string{"user", "assistant", "toolResult"} {
+			line := lines[kind]
+			b.Run(fmt.Sprintf("%s/%s-%dB", path, kind, len(line)), func(b *testing.B) {
+				fastDecode = path == "fast"
+				defer func() { fastDecode = true }()
+				b.SetBytes(int64(len(line)))
+				b.ReportAllocs()
+				cpu := processCPU()
+				for b.Loop() {
+					if _, err := DecodeMessage(line); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// CPU time too: wall time on a shared machine varies with load.
+				if cpu := processCPU() - cpu; cpu > 0 {
+					b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+					b.ReportMetric(float64(len(line))*float64(b.N)/(float64(cpu)/1e9)/1e6, "cpu-MB/s")
+				}
+			})
+		}
+	}
+}
+
+func TestBenchLinesDecode(t *testing.T) {
+	for kind, line := range benchLines() {
+		if len(line) < 1000 || len(line) > 10240 {
+			t.Errorf("%s: %d bytes, want 1-10 KB", kind, len(line))
+		}
+		if d := sameDecode(line, true); d != "" {
+			t.Errorf("%s: %s", kind, d)
+		}
+	}
+}
