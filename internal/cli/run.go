@@ -168,6 +168,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 			}
 		}
 		core.SkillList = func() []harness.SkillInfo { return rt.SkillInfos() }
+		core.OnEvent = func(e harness.Event) { rt.ReportHarnessEvent(e) }
 		hc = harness.New(*core)
 	}
 	reg2, active := buildTools(a, st, cwd, func() *app.Runtime { return rt })

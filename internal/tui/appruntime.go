@@ -81,6 +81,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.Approver = NewApprover()
 	rt.SetApprover(opts.Approver)
 	defer rt.SetApprover(nil)
+	opts.Notices = rt.SubscribeNotices
 	return Run(ctx, ar, opts)
 }
 

@@ -16,3 +16,6 @@ func ClipboardImageMsg(data, mime string) any {
 
 // ThemeOf exposes the active theme to external tests.
 func ThemeOf(m *Model) *theme.Theme { return m.th }
+
+// NoticeExpireMsg is the message that ends the current notice's time.
+func NoticeExpireMsg(m *Model) any { return noticeExpireMsg{m.noticeSeq} }

@@ -126,6 +126,10 @@ type Model struct {
 
 	confirmQueue []*confirmReq // approval questions behind the open one
 
+	noticeCh   chan string
+	noticeSeq  int
+	noticeText string
+
 	pending  tea.Cmd // a command queued by a helper outside Update's return
 	quitting bool
 }
@@ -141,7 +145,8 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 		km = keymap.New(keymap.DetectPlatform())
 	}
 	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, q: newEventQueue(), fullscreen: o.Fullscreen,
-		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{}}
+		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{},
+		noticeCh: make(chan string, 64)}
 	m.setTheme(themeSelect(o))
 	m.ed = editor.New(km)
 	m.ed.SetMaxVisible(o.AutocompleteMaxVisible)
@@ -249,7 +254,7 @@ func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
 
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.q.wait, m.queryColors(), m.infoCmd()}
+	cmds := []tea.Cmd{m.q.wait, m.waitNotice, m.queryColors(), m.infoCmd()}
 	if m.opts.Approver != nil {
 		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
 	}
@@ -306,6 +311,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.q.wait)
 	case applyMsg:
 		msg(m)
+	case noticeMsg:
+		cmds = append(cmds, m.showNotice(msg.text), m.waitNotice)
+	case noticeExpireMsg:
+		m.expireNotice(msg.seq)
 	case confirmMsg:
 		m.openConfirm(msg.req)
 		cmds = append(cmds, m.opts.Approver.wait(m.ctx))

@@ -68,6 +68,10 @@ type Options struct {
 	// them as y/n dialogs; nil means none are asked here.
 	Approver *Approver
 
+	// Notices subscribes to the runtime's transient notices (harness
+	// decisions); nil means none.
+	Notices func(fn func(string)) (unsubscribe func())
+
 	OpenResume bool // --resume: open the session picker at start
 	// StatusLine and FooterModel add runtime state the UI does not own
 	// (Laya's task type and tier, container and training progress; the

@@ -17,6 +17,9 @@ func Run(ctx context.Context, rt Runtime, o Options) error {
 	m := New(ctx, rt, o)
 	unsub := rt.Subscribe(m.Deliver)
 	defer unsub()
+	if o.Notices != nil {
+		defer o.Notices(m.Notify)()
+	}
 	p := tea.NewProgram(m, programOptions(ctx, o)...)
 	_, err := p.Run()
 	if err != nil && ctx.Err() != nil {

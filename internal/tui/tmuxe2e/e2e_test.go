@@ -402,6 +402,10 @@ func TestE2EAuthorizationGate(t *testing.T) {
 			}
 			e.text(tc.answer)
 			e.waitFor("Finished the cleanup step.", 10*time.Second)
+			if !tc.gone {
+				// The harness's decision comes back as a transient notice.
+				e.waitFor("Harness: refused `rm -rf build`", 5*time.Second)
+			}
 			_, err := os.Stat(build)
 			if gone := os.IsNotExist(err); gone != tc.gone {
 				t.Errorf("answer %s: build removed=%v, want %v; screen:\n%s", tc.answer, gone, tc.gone, e.screen())
