@@ -1,5 +1,11 @@
 // Package rpcmode is the long-lived JSONL protocol over stdin/stdout
 // (`relay --mode rpc`): commands in, responses and session events out.
+//
+// Stdout carries protocol records only. Commands are read one line at a
+// time (LF-framed, one trailing CR stripped; U+2028/U+2029 are ordinary
+// characters). Work that takes long (a prompt's run, bash, compaction, an
+// extension command) runs off the read loop, so the loop can always take
+// abort, queue commands and extension_ui_response answers.
 package rpcmode
 
 import (
@@ -8,7 +14,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -31,7 +36,25 @@ type Server struct {
 	mu      sync.Mutex
 	pending map[string]chan uiResponse
 	nextUI  int
+	closed  bool // stdin reached EOF: dialogs can no longer be answered
+	// compactCancel stops a running manual compaction (abort).
+	compactCancel context.CancelFunc
+	// bashPending holds bashExecution results that finished while a run
+	// was active; they are stored once the agent settles.
+	bashPending []pendingBash
+	// starting is set while a prompt is being handed to the agent, so a
+	// bash result does not land between the prompt and its run.
+	starting bool
+	// settled is set once agent_settled is emitted: the run is winding
+	// down and every command may wait the moment until it is idle.
+	settled bool
 	runs    sync.WaitGroup
+}
+
+type pendingBash struct {
+	command string
+	res     app.BashResult
+	exclude bool
 }
 
 type uiResponse struct {
@@ -81,20 +104,39 @@ type nullData struct{}
 
 func (nullData) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
-// Serve reads commands from in until EOF, then waits for running work and
-// returns the exit code.
+// Serve reads commands from in until EOF, then waits for started work and
+// returns the exit code. Closing stdin is an orderly shutdown: a prompt's
+// run, a bash command or a compaction already started finishes (dialogs
+// that can no longer be answered resolve as cancelled), records are
+// flushed, and Serve returns 0.
 func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, export func(*app.Runtime, string) (string, error)) int {
 	s := &Server{rt: rt, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: export}
 	co := agent.NewCoalescer(16*time.Millisecond, func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
-	unsub := rt.Subscribe(co.Push)
+	unsub := rt.Subscribe(func(e agent.Event) {
+		switch e.Type {
+		case agent.AgentStart:
+			s.setSettled(false)
+		case agent.AgentSettled:
+			// Set before the client can read agent_settled.
+			s.setSettled(true)
+		}
+		co.Push(e)
+		if e.Type == agent.AgentSettled {
+			// The run has persisted everything: deferred bash results may
+			// now join the branch, before any next prompt.
+			s.flushBash()
+		}
+	})
 	defer unsub()
 	rt.SetApprover(s)
+	defer rt.SetApprover(nil)
 
 	br := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			line = bytes.TrimSuffix(line, []byte("\r"))
 			if len(bytes.TrimSpace(line)) > 0 {
 				s.handle(line)
 			}
@@ -103,16 +145,18 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 			break
 		}
 	}
-	// Closing stdin is an orderly shutdown: let started work finish.
+	s.shutdownDialogs()
 	s.runs.Wait()
 	rt.Agent().WaitIdle()
+	s.flushBash()
 	co.Flush()
-	s.out.Flush()
+	_ = s.out.Flush()
 	return 0
 }
 
-func (s *Server) reply(c *command, data any, err error) {
-	r := response{ID: c.ID, Type: "response", Command: c.Type, Success: err == nil}
+// send writes one response. A nil id is left out.
+func (s *Server) send(id *string, cmd string, data any, err error) {
+	r := response{ID: id, Type: "response", Command: cmd, Success: err == nil}
 	if err != nil {
 		r.Error = err.Error()
 	} else {
@@ -121,233 +165,88 @@ func (s *Server) reply(c *command, data any, err error) {
 	_ = s.out.Write(r, true)
 }
 
+func (s *Server) reply(c *command, data any, err error) { s.send(c.ID, c.Type, data, err) }
+
 func (s *Server) handle(line []byte) {
 	var c command
 	if err := json.Unmarshal(line, &c); err != nil {
-		_ = s.out.Write(response{Type: "response", Command: "parse", Success: false, Error: "Failed to parse command: " + err.Error()}, true)
+		s.send(nil, "parse", nil, errors.New("Failed to parse command: "+err.Error()))
 		return
 	}
 	if c.Type == "extension_ui_response" {
 		s.resolveUI(&c)
 		return
 	}
+	s.awaitSettled()
 	data, err := s.dispatch(&c)
-	if errors.Is(err, errAsync) {
+	switch {
+	case errors.Is(err, errAsync):
+		return
+	case errors.Is(err, errUnknown):
+		// Like the original, an unknown command's response carries no id.
+		s.send(nil, c.Type, nil, errors.New("Unknown command: "+c.Type))
 		return
 	}
 	s.reply(&c, data, err)
 }
 
-var errAsync = errors.New("async")
+var (
+	// errAsync: the command answers later from its own goroutine.
+	errAsync = errors.New("async")
+	// errUnknown: no such command type.
+	errUnknown = errors.New("unknown command")
+)
 
-type disposition struct {
-	Disposition string `json:"disposition"`
+// async runs fn off the read loop; Serve waits for it at shutdown.
+func (s *Server) async(fn func()) {
+	s.runs.Add(1)
+	go func() {
+		defer s.runs.Done()
+		fn()
+	}()
 }
 
-func (s *Server) dispatch(c *command) (any, error) {
-	rt := s.rt
-	switch c.Type {
-	case "prompt":
-		if rt.IsStreaming() {
-			switch c.StreamingBehavior {
-			case "steer":
-				rt.Steer(c.Message, c.Images)
-				return disposition{"queued"}, nil
-			case "followUp":
-				rt.FollowUp(c.Message, c.Images)
-				return disposition{"queued"}, nil
-			}
-			return nil, errors.New("Agent is already processing a prompt. Use streamingBehavior \"steer\" or \"followUp\", or the steer/follow_up commands.")
-		}
-		if rt.Model() == nil {
-			return nil, app.ErrNoModel
-		}
-		s.runs.Add(1)
-		began := make(chan error, 1)
-		go func() {
-			defer s.runs.Done()
-			var once sync.Once
-			signal := func(err error) { once.Do(func() { began <- err }) }
-			unsub := rt.Subscribe(func(e agent.Event) {
-				if e.Type == agent.AgentStart {
-					signal(nil)
-				}
-			})
-			err := rt.Prompt(s.ctx, c.Message, c.Images)
-			unsub()
-			if err == nil {
-				err = errors.New("prompt finished without starting a run")
-			}
-			signal(err)
-		}()
-		if err := <-began; err != nil {
-			return nil, err
-		}
-		return disposition{"started"}, nil
-	case "steer":
-		rt.Steer(c.Message, c.Images)
-		return disposition{"queued"}, nil
-	case "follow_up":
-		rt.FollowUp(c.Message, c.Images)
-		return disposition{"queued"}, nil
-	case "abort":
-		rt.Abort()
-		return nil, nil
-	case "clear_queue":
-		st, fu := rt.Agent().ClearQueue()
-		return map[string][]string{"steering": texts(st), "followUp": texts(fu)}, nil
-	case "new_session":
-		if err := rt.NewSession(c.ParentSession); err != nil {
-			return nil, err
-		}
-		return map[string]bool{"cancelled": false}, nil
-	case "get_state":
-		return rt.State(), nil
-	case "get_messages":
-		msgs := rt.ContextMessages()
-		if msgs == nil {
-			msgs = []llm.Message{}
-		}
-		return map[string]llm.Messages{"messages": msgs}, nil
-	case "set_model":
-		m := rt.FindModel(c.Provider, c.ModelID)
-		if m == nil {
-			return nil, fmt.Errorf("Model not found: %s/%s", c.Provider, c.ModelID)
-		}
-		if err := rt.SetModel(m); err != nil {
-			return nil, err
-		}
-		return m, nil
-	case "cycle_model":
-		m, level, scoped, ok := rt.CycleModel(true)
-		if !ok {
-			return nullData{}, nil
-		}
-		return map[string]any{"model": m, "thinkingLevel": level, "isScoped": scoped}, nil
-	case "get_available_models":
-		ms := rt.AvailableModels()
-		if ms == nil {
-			ms = []*llm.Model{}
-		}
-		return map[string]any{"models": ms}, nil
-	case "set_thinking_level":
-		l, ok := llm.ParseThinkingLevel(c.Level)
-		if !ok {
-			return nil, fmt.Errorf("Invalid thinking level: %s (expected off, minimal, low, medium, high, xhigh or max)", c.Level)
-		}
-		return nil, rt.SetThinkingLevel(l)
-	case "cycle_thinking_level":
-		l, ok := rt.CycleThinkingLevel()
-		if !ok {
-			return nullData{}, nil
-		}
-		return map[string]any{"level": l}, nil
-	case "get_available_thinking_levels":
-		return map[string]any{"levels": rt.AvailableThinkingLevels()}, nil
-	case "set_steering_mode", "set_follow_up_mode":
-		if c.Mode != agent.ModeAll && c.Mode != agent.ModeOneAtATime {
-			return nil, fmt.Errorf("Invalid mode: %s (expected \"all\" or \"one-at-a-time\")", c.Mode)
-		}
-		if c.Type == "set_steering_mode" {
-			rt.Agent().SetSteeringMode(c.Mode)
-		} else {
-			rt.Agent().SetFollowUpMode(c.Mode)
-		}
-		return nil, nil
-	case "compact":
-		return rt.Compact(s.ctx, c.CustomInstructions)
-	case "set_auto_compaction":
-		if c.Enabled == nil {
-			return nil, errors.New("set_auto_compaction requires enabled")
-		}
-		rt.SetAutoCompaction(*c.Enabled)
-		return nil, nil
-	case "set_auto_retry":
-		if c.Enabled == nil {
-			return nil, errors.New("set_auto_retry requires enabled")
-		}
-		rt.Agent().SetAutoRetry(*c.Enabled)
-		return nil, nil
-	case "abort_retry":
-		rt.Agent().AbortRetry()
-		return nil, nil
-	case "bash":
-		id := ""
-		if c.ID != nil {
-			id = *c.ID
-		}
-		s.runs.Add(1)
-		go func() {
-			defer s.runs.Done()
-			res, err := rt.Bash(s.ctx, c.Command, c.ExcludeFromContext, func(chunk string) {
-				_ = s.out.Write(agent.Event{Type: agent.BashExecutionUpdate, ID: id, Delta: chunk}, false)
-			})
-			s.reply(c, res, err)
-		}()
-		return nil, errAsync
-	case "abort_bash":
-		rt.AbortBash()
-		return nil, nil
-	case "get_session_stats":
-		return rt.Stats(), nil
-	case "export_html":
-		if s.Export == nil {
-			return nil, errors.New("export is not available")
-		}
-		p, err := s.Export(rt, c.OutputPath)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]string{"path": p}, nil
-	case "switch_session":
-		if err := rt.SwitchSession(c.SessionPath); err != nil {
-			return nil, err
-		}
-		return map[string]bool{"cancelled": false}, nil
-	case "fork":
-		text, err := rt.Fork(c.EntryID)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"text": text, "cancelled": false}, nil
-	case "clone":
-		if err := rt.Clone(); err != nil {
-			return nil, err
-		}
-		return map[string]bool{"cancelled": false}, nil
-	case "get_fork_messages":
-		fm := rt.ForkMessages()
-		if fm == nil {
-			fm = []app.ForkMessage{}
-		}
-		return map[string]any{"messages": fm}, nil
-	case "get_entries":
-		return s.entries(c)
-	case "get_tree":
-		return s.tree(), nil
-	case "get_last_assistant_text":
-		if a := rt.LastAssistant(); a != nil {
-			t := a.Text()
-			return map[string]*string{"text": &t}, nil
-		}
-		return map[string]*string{"text": nil}, nil
-	case "set_session_name":
-		if c.Name == nil {
-			return nil, errors.New("set_session_name requires name")
-		}
-		return nil, rt.SetSessionName(*c.Name)
-	case "get_commands":
-		return map[string]any{"commands": rt.ResourceCommands()}, nil
-	case "":
-		return nil, errors.New("Missing command type")
-	}
-	return nil, fmt.Errorf("Unknown command: %s", c.Type)
+// flushBash stores bash results that finished during a run.
+func (s *Server) flushBash() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flushBashLocked()
 }
 
-func texts(ms []llm.Message) []string {
-	out := []string{}
-	for _, m := range ms {
-		out = append(out, agent.MessageText(m))
+func (s *Server) flushBashLocked() {
+	for _, b := range s.bashPending {
+		_ = s.rt.RecordBash(b.command, b.res, b.exclude)
 	}
-	return out
+	s.bashPending = nil
+}
+
+// recordBash stores a finished bash result now when the agent is idle,
+// else once the current run settles.
+func (s *Server) recordBash(b pendingBash) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.starting || s.rt.IsStreaming() {
+		s.bashPending = append(s.bashPending, b)
+		return nil
+	}
+	s.flushBashLocked()
+	return s.rt.RecordBash(b.command, b.res, b.exclude)
+}
+
+func (s *Server) setSettled(v bool) {
+	s.mu.Lock()
+	s.settled = v
+	s.mu.Unlock()
+}
+
+// awaitSettled lets a run that already emitted agent_settled finish, so a
+// client that prompts as soon as it reads agent_settled finds the agent
+// idle rather than busy.
+func (s *Server) awaitSettled() {
+	s.mu.Lock()
+	settled := s.settled
+	s.mu.Unlock()
+	if settled && s.rt.IsStreaming() {
+		s.rt.Agent().WaitIdle()
+	}
 }

@@ -1,0 +1,335 @@
+package rpcmode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+type disposition struct {
+	Disposition string `json:"disposition"`
+}
+
+var (
+	started = disposition{"started"}
+	queued  = disposition{"queued"}
+	handled = disposition{"handled"}
+)
+
+// errStreaming is the original's text for a prompt sent during a run
+// without streamingBehavior.
+var errStreaming = errors.New("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")
+
+type cancelled struct {
+	Cancelled bool `json:"cancelled"`
+}
+
+func (s *Server) dispatch(c *command) (any, error) {
+	rt := s.rt
+	switch c.Type {
+	case "prompt":
+		return s.prompt(c)
+	case "steer":
+		rt.Steer(c.Message, c.Images)
+		return queued, nil
+	case "follow_up":
+		rt.FollowUp(c.Message, c.Images)
+		return queued, nil
+	case "abort":
+		s.abort()
+		return nil, nil
+	case "clear_queue":
+		st, fu := rt.Agent().ClearQueue()
+		return map[string][]string{"steering": texts(st), "followUp": texts(fu)}, nil
+	case "new_session":
+		// Like the original, a new session first stops the current run.
+		s.abort()
+		if err := rt.NewSession(c.ParentSession); err != nil {
+			return nil, err
+		}
+		return cancelled{false}, nil
+	case "get_state":
+		return rt.State(), nil
+	case "get_messages":
+		msgs := rt.ContextMessages()
+		if msgs == nil {
+			msgs = []llm.Message{}
+		}
+		return map[string]llm.Messages{"messages": msgs}, nil
+	case "set_model":
+		m := findAvailable(rt, c.Provider, c.ModelID)
+		if m == nil {
+			return nil, fmt.Errorf("Model not found: %s/%s", c.Provider, c.ModelID)
+		}
+		if err := rt.SetModel(m); err != nil {
+			return nil, err
+		}
+		return rt.Model(), nil
+	case "cycle_model":
+		m, level, scoped, ok := rt.CycleModel(true)
+		if !ok {
+			return nullData{}, nil
+		}
+		return map[string]any{"model": m, "thinkingLevel": level, "isScoped": scoped}, nil
+	case "get_available_models":
+		ms := rt.AvailableModels()
+		if ms == nil {
+			ms = []*llm.Model{}
+		}
+		return map[string]any{"models": ms}, nil
+	case "set_thinking_level":
+		l, ok := llm.ParseThinkingLevel(c.Level)
+		if !ok {
+			return nil, fmt.Errorf("Invalid thinking level: %q (expected off, minimal, low, medium, high, xhigh or max)", c.Level)
+		}
+		return nil, rt.SetThinkingLevel(l)
+	case "cycle_thinking_level":
+		l, ok := rt.CycleThinkingLevel()
+		if !ok {
+			return nullData{}, nil
+		}
+		return map[string]any{"level": l}, nil
+	case "get_available_thinking_levels":
+		return map[string]any{"levels": rt.AvailableThinkingLevels()}, nil
+	case "set_steering_mode", "set_follow_up_mode":
+		if c.Mode != agent.ModeAll && c.Mode != agent.ModeOneAtATime {
+			return nil, fmt.Errorf("Invalid mode: %q (expected \"all\" or \"one-at-a-time\")", c.Mode)
+		}
+		if c.Type == "set_steering_mode" {
+			rt.Agent().SetSteeringMode(c.Mode)
+		} else {
+			rt.Agent().SetFollowUpMode(c.Mode)
+		}
+		return nil, nil
+	case "compact":
+		s.compact(c)
+		return nil, errAsync
+	case "set_auto_compaction":
+		if c.Enabled == nil {
+			return nil, errors.New("set_auto_compaction requires enabled (true or false)")
+		}
+		rt.SetAutoCompaction(*c.Enabled)
+		return nil, nil
+	case "set_auto_retry":
+		if c.Enabled == nil {
+			return nil, errors.New("set_auto_retry requires enabled (true or false)")
+		}
+		rt.Agent().SetAutoRetry(*c.Enabled)
+		return nil, nil
+	case "abort_retry":
+		rt.Agent().AbortRetry()
+		return nil, nil
+	case "bash":
+		if strings.TrimSpace(c.Command) == "" {
+			return nil, errors.New("bash requires a command")
+		}
+		s.bash(c)
+		return nil, errAsync
+	case "abort_bash":
+		rt.AbortBash()
+		return nil, nil
+	case "get_session_stats":
+		return rt.RPCStats(), nil
+	case "export_html":
+		if s.Export == nil {
+			return nil, errors.New("export is not available")
+		}
+		p, err := s.Export(rt, c.OutputPath)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"path": p}, nil
+	case "switch_session":
+		if c.SessionPath == "" {
+			return nil, errors.New("switch_session requires sessionPath")
+		}
+		s.abort()
+		if err := rt.SwitchSession(c.SessionPath); err != nil {
+			return nil, err
+		}
+		return cancelled{false}, nil
+	case "fork":
+		text, err := rt.Fork(c.EntryID)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			Text      string `json:"text"`
+			Cancelled bool   `json:"cancelled"`
+		}{text, false}, nil
+	case "clone":
+		if err := rt.Clone(); err != nil {
+			return nil, err
+		}
+		return cancelled{false}, nil
+	case "get_fork_messages":
+		fm := rt.ForkMessages()
+		if fm == nil {
+			fm = []app.ForkMessage{}
+		}
+		return map[string]any{"messages": fm}, nil
+	case "get_entries":
+		return s.entries(c)
+	case "get_tree":
+		return s.tree(), nil
+	case "get_last_assistant_text":
+		if t, ok := rt.LastAssistantReply(); ok {
+			return map[string]*string{"text": &t}, nil
+		}
+		return map[string]*string{"text": nil}, nil
+	case "set_session_name":
+		name := ""
+		if c.Name != nil {
+			name = strings.TrimSpace(*c.Name)
+		}
+		if name == "" {
+			return nil, errors.New("Session name cannot be empty")
+		}
+		return nil, rt.SetSessionName(name)
+	case "get_commands":
+		return map[string]any{"commands": rt.ResourceCommands()}, nil
+	}
+	return nil, errUnknown
+}
+
+// findAvailable looks the model up among those with credentials, as the
+// original does; a model without credentials is "not found".
+func findAvailable(rt *app.Runtime, provider, id string) *llm.Model {
+	for _, m := range rt.AvailableModels() {
+		if m.Provider == provider && m.ID == id {
+			return m
+		}
+	}
+	return nil
+}
+
+// extensionCommand reports whether text invokes a command that the
+// original implements as an extension (it runs at once, even during a
+// run, and the prompt is "handled"): /laya.
+func extensionCommand(text string) (args string, ok bool) {
+	t := strings.TrimSpace(text)
+	if t != "/laya" && !strings.HasPrefix(t, "/laya ") {
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimPrefix(t, "/laya")), true
+}
+
+func (s *Server) prompt(c *command) (any, error) {
+	rt := s.rt
+	if args, ok := extensionCommand(c.Message); ok {
+		s.setSettled(false) // it may start a run of its own
+		s.async(func() {
+			text, err := rt.LayaCommand(s.ctx, args)
+			if err != nil {
+				s.notify(err.Error(), "error")
+			} else if text != "" {
+				s.notify(text, "info")
+			}
+		})
+		return handled, nil
+	}
+	if rt.IsStreaming() {
+		switch c.StreamingBehavior {
+		case "":
+			return nil, errStreaming
+		case "followUp":
+			rt.FollowUp(c.Message, c.Images)
+		default:
+			rt.Steer(c.Message, c.Images)
+		}
+		return queued, nil
+	}
+	if rt.Model() == nil {
+		return nil, app.ErrNoModel
+	}
+	s.mu.Lock()
+	s.starting, s.settled = true, false
+	s.flushBashLocked()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.starting = false
+		s.mu.Unlock()
+	}()
+	began := make(chan error, 1)
+	var once sync.Once
+	signal := func(err error) { once.Do(func() { began <- err }) }
+	unsub := rt.Subscribe(func(e agent.Event) {
+		if e.Type == agent.AgentStart {
+			signal(nil)
+		}
+	})
+	s.async(func() {
+		err := rt.Prompt(s.ctx, c.Message, c.Images)
+		unsub()
+		if err == nil {
+			err = errors.New("prompt finished without starting a run")
+		}
+		signal(err)
+	})
+	if err := <-began; err != nil {
+		return nil, err
+	}
+	return started, nil
+}
+
+// abort stops the current run (and a manual compaction) and returns once
+// the agent is idle.
+func (s *Server) abort() {
+	s.mu.Lock()
+	stop := s.compactCancel
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	s.rt.Abort()
+}
+
+func (s *Server) compact(c *command) {
+	// Like the original, a manual compaction first stops the current run.
+	s.rt.Abort()
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	s.compactCancel = cancel
+	s.mu.Unlock()
+	s.async(func() {
+		defer func() {
+			s.mu.Lock()
+			s.compactCancel = nil
+			s.mu.Unlock()
+			cancel()
+		}()
+		res, err := s.rt.Compact(ctx, c.CustomInstructions)
+		s.reply(c, res, err)
+	})
+}
+
+func (s *Server) bash(c *command) {
+	id := ""
+	if c.ID != nil {
+		id = *c.ID
+	}
+	s.async(func() {
+		res, err := s.rt.RunShell(s.ctx, c.Command, func(chunk string) {
+			_ = s.out.Write(agent.Event{Type: agent.BashExecutionUpdate, ID: id, Delta: chunk}, false)
+		})
+		if err == nil {
+			err = s.recordBash(pendingBash{command: c.Command, res: res, exclude: c.ExcludeFromContext})
+		}
+		s.reply(c, res, err)
+	})
+}
+
+func texts(ms []llm.Message) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, agent.MessageText(m))
+	}
+	return out
+}
