@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -356,4 +357,210 @@ func TestBenchLinesDecode(t *testing.T) {
 			t.Errorf("%s: %s", kind, d)
 		}
 	}
+}
+
+// genJSON builds random message-shaped JSON: every role and block type,
+// fields in any order, nulls, wrong types, unknown members, escapes,
+// invalid UTF-8 and whitespace, so the differential test sees valid
+// documents the byte mutations rarely reach.
+type genJSON struct {
+	r   *rand.Rand
+	out []byte
+}
+
+func (g *genJSON) ws() {
+	if g.r.IntN(8) == 0 {
+		g.out = append(g.out, []string{" ", "\n", "\t ", "\r\n"}[g.r.IntN(4)]...)
+	}
+}
+
+var genPieces = []string{
+	"plain text ", "x", `\n`, `\"`, `\\`, `\/`, `\t`, `\u00e9`, `\ud83d\ude00`, `\ud800`, `\udc00x`,
+	`\u0000`, "é", "\xff", "\xed\xa0\x80", "\u2028", "中文", `\b\f\r`, "\xc3", "'", "<&>",
+}
+
+func (g *genJSON) str() {
+	g.out = append(g.out, '"')
+	for n := g.r.IntN(6); n > 0; n-- {
+		g.out = append(g.out, genPieces[g.r.IntN(len(genPieces))]...)
+	}
+	g.out = append(g.out, '"')
+}
+
+func (g *genJSON) any(depth int) {
+	switch k := g.r.IntN(9); {
+	case k == 0 && depth < 4:
+		g.out = append(g.out, '{')
+		for i := g.r.IntN(3); i > 0; i-- {
+			g.ws()
+			g.str()
+			g.out = append(g.out, ':')
+			g.any(depth + 1)
+			if i > 1 {
+				g.out = append(g.out, ',')
+			}
+		}
+		g.out = append(g.out, '}')
+	case k == 1 && depth < 4:
+		g.out = append(g.out, '[')
+		for i := g.r.IntN(3); i > 0; i-- {
+			g.any(depth + 1)
+			if i > 1 {
+				g.out = append(g.out, ',')
+			}
+		}
+		g.out = append(g.out, ']')
+	case k == 2:
+		g.str()
+	case k == 3:
+		g.out = append(g.out, []string{"true", "false", "null"}[g.r.IntN(3)]...)
+	default:
+		g.out = append(g.out, []string{"0", "-1", "17", "1.5", "-2.5e-3", "1E9", "9223372036854775807", "1e400", "12345678901234567890"}[g.r.IntN(9)]...)
+	}
+	g.ws()
+}
+
+// value writes a value of the given kind, sometimes null or of another kind.
+func (g *genJSON) value(kind string, depth int) {
+	switch g.r.IntN(14) {
+	case 0:
+		g.out = append(g.out, "null"...)
+		return
+	case 1:
+		g.any(depth)
+		return
+	}
+	switch kind {
+	case "s":
+		g.str()
+	case "i":
+		g.out = append(g.out, []string{"0", "1733234401000", "-3", "42"}[g.r.IntN(4)]...)
+	case "f":
+		g.out = append(g.out, []string{"0", "0.0036", "1.25e-7", "3"}[g.r.IntN(4)]...)
+	case "b":
+		g.out = append(g.out, []string{"true", "false"}[g.r.IntN(2)]...)
+	case "raw":
+		g.any(depth)
+	case "content":
+		if g.r.IntN(2) == 0 {
+			g.str()
+		} else {
+			g.value("blocks", depth)
+		}
+	case "blocks":
+		g.out = append(g.out, '[')
+		for i := g.r.IntN(4); i > 0; i-- {
+			g.object(blockShapes[g.r.IntN(len(blockShapes))], depth+1)
+			if i > 1 {
+				g.out = append(g.out, ',')
+			}
+		}
+		g.out = append(g.out, ']')
+	case "sections":
+		g.out = append(g.out, '{')
+		for i := g.r.IntN(3); i > 0; i-- {
+			g.str()
+			g.out = append(g.out, ':')
+			g.value("s", depth)
+			if i > 1 {
+				g.out = append(g.out, ',')
+			}
+		}
+		g.out = append(g.out, '}')
+	case "tools":
+		g.out = append(g.out, '[')
+		for i := g.r.IntN(3); i > 0; i-- {
+			g.object(shape{"name:s", "description:s", "parameters:raw", "constrainedSampling:raw"}, depth+1)
+			if i > 1 {
+				g.out = append(g.out, ',')
+			}
+		}
+		g.out = append(g.out, ']')
+	case "usage":
+		g.object(shape{"input:i", "output:i", "cacheRead:i", "cacheWrite:i", "cacheWrite1h:i", "reasoning:i", "totalTokens:i", "cost:cost"}, depth+1)
+	case "cost":
+		g.object(shape{"input:f", "output:f", "cacheRead:f", "cacheWrite:f", "total:f"}, depth+1)
+	case "deferred":
+		g.object(shape{"provider:s", "modelId:s", "api:s", "id:s", "expiresAt:i", "pollAfterMs:i", "data:raw"}, depth+1)
+	}
+}
+
+// shape lists "name:kind" members; the first, when it is role or type,
+// is a fixed string.
+type shape []string
+
+var blockShapes = []shape{
+	{"type=text", "text:s", "textSignature:s"},
+	{"type=image", "data:s", "mimeType:s"},
+	{"type=thinking", "thinking:s", "thinkingSignature:s", "redacted:b"},
+	{"type=toolCall", "id:s", "name:s", "arguments:raw", "thoughtSignature:s", "namespace:s"},
+	{"type=video", "url:s"},
+	{"text:s"},
+}
+
+var messageShapes = []shape{
+	{"role=user", "content:content", "timestamp:i"},
+	{"role=assistant", "content:blocks", "api:s", "provider:s", "model:s", "responseModel:s", "responseId:s", "providerThinkingLevel:s", "thinkingLevel:s", "diagnostics:raw", "usage:usage", "stopReason:s", "deferred:deferred", "errorMessage:s", "rawStopReason:s", "endTurn:b", "timestamp:i"},
+	{"role=toolResult", "toolCallId:s", "toolName:s", "content:blocks", "details:raw", "usage:usage", "nestedCalls:raw", "isError:b", "timestamp:i"},
+	{"role=system", "content:content", "sections:sections", "toolsAdded:tools", "toolsRemoved:tools", "replace:b", "timestamp:i"},
+	{"role=bashExecution", "command:s", "output:s", "exitCode:i", "cancelled:b", "truncated:b", "fullOutputPath:s", "excludeFromContext:b", "timestamp:i"},
+	{"role=custom", "customType:s", "content:content", "display:b", "details:raw", "timestamp:i"},
+	{"role=branchSummary", "summary:s", "fromId:s", "timestamp:i"},
+	{"role=compactionSummary", "summary:s", "tokensBefore:i", "timestamp:i"},
+	{"role=hookMessage", "content:content"},
+}
+
+func (g *genJSON) object(sh shape, depth int) {
+	g.out = append(g.out, '{')
+	g.ws()
+	var members []string
+	for i, m := range sh {
+		if i == 0 || g.r.IntN(4) != 0 {
+			members = append(members, m)
+		}
+	}
+	if g.r.IntN(6) == 0 {
+		members = append(members, "future:raw")
+	}
+	if g.r.IntN(4) == 0 {
+		g.r.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	}
+	for i, m := range members {
+		if i > 0 {
+			g.out = append(g.out, ',')
+			g.ws()
+		}
+		if name, val, fixed := strings.Cut(m, "="); fixed {
+			g.out = append(g.out, `"`+name+`":"`+val+`"`...)
+			continue
+		}
+		name, kind, _ := strings.Cut(m, ":")
+		g.out = append(g.out, `"`+name+`"`...)
+		g.ws()
+		g.out = append(g.out, ':')
+		g.ws()
+		g.value(kind, depth)
+		g.ws()
+	}
+	g.out = append(g.out, '}')
+}
+
+func TestFastDecodeGenerated(t *testing.T) {
+	g := &genJSON{r: rand.New(rand.NewPCG(1, 2))}
+	fast := 0
+	const n = 3000
+	for i := 0; i < n; i++ {
+		g.out = g.out[:0]
+		g.object(messageShapes[g.r.IntN(len(messageShapes))], 0)
+		in := append([]byte(nil), g.out...)
+		if d := sameDecode(in, i%10 == 0); d != "" {
+			t.Fatalf("%s\n%s", in, d)
+		}
+		if role, _ := PeekString(in, "role"); knownRole(role) {
+			if _, ok := fastMessage(in, role); ok {
+				fast++
+			}
+		}
+	}
+	t.Logf("%d generated messages agree; the fast path took %d", n, fast)
 }
