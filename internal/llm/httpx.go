@@ -144,6 +144,7 @@ func (b *cancelBody) Close() error {
 // valid only during the call to fn (see sse.Reader.NextRaw).
 func ReadEventsRaw(body io.Reader, fn func(event string, data []byte) bool) error {
 	r := sse.NewReader(body)
+	defer r.Release() // its buffer serves the next stream
 	for {
 		ev, data, err := r.NextRaw()
 		if err != nil {
@@ -162,6 +163,7 @@ func ReadEventsRaw(body io.Reader, fn func(event string, data []byte) bool) erro
 // cancellation surfaced by net/http).
 func ReadEvents(body io.Reader, fn func(sse.Event) bool) error {
 	r := sse.NewReader(body)
+	defer r.Release() // its buffer serves the next stream
 	for {
 		ev, err := r.Next()
 		if err != nil {

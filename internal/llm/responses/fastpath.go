@@ -27,14 +27,41 @@ func deltaEvent(name string) string {
 	return ""
 }
 
-// decodeEvent fills e from data without encoding/json and reports
-// whether it could. Strings that are kept are cloned (data is reused); the
-// raw item is only kept for reasoning items (their replay signature) and
-// function calls. Long answers repeat their whole text in
+// fastDecoder decodes events without encoding/json. Delta events are
+// almost all of a long answer and repeat the same bytes around their text
+// (and sequence number, and padding): once one was decoded, the following
+// ones matching it outside those values (llm.Template) only have their
+// delta read.
+type fastDecoder struct {
+	p     llm.Scanner
+	index int // the event's output_index (e.OutputIndex points here)
+
+	holes []llm.Hole // of the event being decoded
+	delta int        // index in holes of the delta, -1 when none
+	other bool       // the event has members a template does not carry
+
+	tmpl      llm.Template
+	tmplType  string
+	tmplIndex *int // nil when the template event had no output_index
+	tmplAt    int  // the template's output_index
+	tmplDelta int  // index in holes of its delta
+	spans     []llm.Hole
+}
+
+// decode fills e from data without encoding/json and reports whether it
+// could. Delta strings alias data (or the scanner's scratch space) until
+// the next decode; apply copies them. Other strings that are kept are
+// cloned; the raw item is only kept for reasoning items (their replay
+// signature) and function calls. Long answers repeat their whole text in
 // output_item.done and response.completed: here it is skipped, not copied.
-func decodeEvent(p *llm.Scanner, data []byte, e *event, index *int) bool {
+func (d *fastDecoder) decode(data []byte, e *event) bool {
+	if d.matchTemplate(data, e) {
+		return true
+	}
 	*e = event{}
+	p := &d.p
 	p.ResetBytes(data)
+	d.holes, d.delta, d.other = d.holes[:0], -1, false
 	str := func(dst *string) bool {
 		s, ok := p.String()
 		*dst = p.Detach(s)
@@ -52,19 +79,31 @@ func decodeEvent(p *llm.Scanner, data []byte, e *event, index *int) bool {
 			return ok
 		case "output_index":
 			n, ok := p.Int()
-			*index = n
-			e.OutputIndex = index
+			d.index = n
+			e.OutputIndex = &d.index
 			return ok
 		case "delta":
-			return str(&e.Delta)
+			start := p.Start()
+			var ok bool
+			e.Delta, ok = p.StringView()
+			if d.delta < 0 {
+				d.delta = len(d.holes)
+			} else {
+				d.other = true // twice: keep it simple
+			}
+			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleString})
+			return ok
 		case "arguments":
+			d.other = true
 			var a string
 			ok := str(&a)
 			e.Arguments = &a
 			return ok
 		case "message":
+			d.other = true
 			return str(&e.Message)
 		case "code":
+			d.other = true
 			if p.Null() {
 				return true
 			}
@@ -73,6 +112,7 @@ func decodeEvent(p *llm.Scanner, data []byte, e *event, index *int) bool {
 			e.Code = json.RawMessage(strconv.Quote(c))
 			return ok
 		case "item":
+			d.other = true
 			start := p.Pos()
 			it := &item{}
 			if !decodeItem(p, it) {
@@ -84,12 +124,73 @@ func decodeEvent(p *llm.Scanner, data []byte, e *event, index *int) bool {
 			}
 			return true
 		case "response":
+			d.other = true
 			e.Response = &response{}
 			return decodeResponse(p, e.Response)
+		case "sequence_number", "obfuscation":
+			// Different in every event: holes of the template.
+			start := p.Start()
+			kind := llm.HoleInt
+			if p.Peek() == '"' {
+				kind = llm.HoleString
+			}
+			if !p.Skip() {
+				return false
+			}
+			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: kind})
+			return true
 		}
-		return p.Skip() // sequence_number, item_id, content_index, logprobs, obfuscation, part ...
+		return p.Skip() // item_id, content_index, logprobs, part ...
 	})
-	return ok && p.End() && e.Type != ""
+	if !ok || !p.End() || e.Type == "" {
+		d.tmpl.Clear()
+		return false
+	}
+	d.setTemplate(data, e)
+	return true
+}
+
+// setTemplate makes a decoded delta event the template of the next ones.
+func (d *fastDecoder) setTemplate(data []byte, e *event) {
+	if d.other || d.delta < 0 || deltaEvent(e.Type) == "" {
+		d.tmpl.Clear()
+		return
+	}
+	d.tmpl.Set(data, d.holes)
+	d.tmplType, d.tmplDelta, d.tmplIndex = e.Type, d.delta, nil
+	if e.OutputIndex != nil {
+		d.tmplAt = *e.OutputIndex
+		d.tmplIndex = &d.tmplAt
+	}
+}
+
+// matchTemplate decodes an event equal to the template outside its holes.
+func (d *fastDecoder) matchTemplate(data []byte, e *event) bool {
+	n := d.tmpl.Holes()
+	if n == 0 {
+		return false
+	}
+	if cap(d.spans) < n {
+		d.spans = make([]llm.Hole, n)
+	}
+	spans := d.spans[:n]
+	if !d.tmpl.Match(data, spans) {
+		return false
+	}
+	p := &d.p
+	p.ResetBytes(data)
+	h := spans[d.tmplDelta]
+	p.SetPos(h.Start)
+	s, ok := p.StringView()
+	if !ok || p.Pos() != h.End {
+		return false
+	}
+	*e = event{Type: d.tmplType, Delta: s}
+	if d.tmplIndex != nil {
+		d.index = d.tmplAt
+		e.OutputIndex = &d.index
+	}
+	return true
 }
 
 func decodeItem(p *llm.Scanner, it *item) bool {

@@ -92,8 +92,7 @@ type streamState struct {
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
 	st := &streamState{b: b, items: map[int]*output{}}
 	var fail *llm.ProviderError
-	var scan llm.Scanner
-	var index int
+	var dec fastDecoder
 	var e event
 	err := llm.ReadEventsRaw(body, func(name string, data []byte) bool {
 		data = bytes.TrimSpace(data)
@@ -106,7 +105,7 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm
 		if ignored(name) {
 			return true
 		}
-		if !fastPath || !decodeEvent(&scan, data, &e, &index) {
+		if !fastPath || !dec.decode(data, &e) {
 			e = event{}
 			if err := json.Unmarshal(data, &e); err != nil {
 				fail = llm.MalformedError("responses event", err, string(data))

@@ -27,6 +27,7 @@ func BenchmarkNextRaw(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				r.Release()
 			}
 		})
 	}

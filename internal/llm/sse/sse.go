@@ -15,6 +15,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // Event is one dispatched server-sent event.
@@ -41,7 +42,12 @@ type Reader struct {
 	skipLF  bool // the previous line ended in CR; a following LF belongs to it
 	bomDone bool
 
+	// data is the event's data: while the event has a single data line it
+	// aliases that line in buf (aliased), else it is own. fill copies an
+	// aliased line to own before it moves buf's bytes.
 	data    []byte
+	own     []byte
+	aliased bool
 	hasData bool
 	event   []byte
 	lastID  string
@@ -51,7 +57,22 @@ type Reader struct {
 	pending   bool // NextRaw returned the current fields; reset before reading
 }
 
-const initialBuf = 16 << 10
+const (
+	initialBuf = 16 << 10
+	maxRead    = 32 << 10 // most bytes a fill asks its source for
+	// maxPooled is the largest read buffer Release keeps for the next
+	// reader; larger ones (a single line of many megabytes) go to the GC.
+	maxPooled = 16 << 20
+)
+
+// bufPool holds the read buffers of released readers. A long answer
+// repeats its text in a few final events, so a reader's buffer grows to
+// megabytes on every stream; reusing it saves allocating and faulting in
+// that memory each time.
+var bufPool sync.Pool // of *[]byte
+
+// errReleased is returned by a reader used after Release.
+var errReleased = errors.New("sse: reader used after Release")
 
 // NewReader returns a Reader reading from r.
 func NewReader(r io.Reader) *Reader {
@@ -69,6 +90,20 @@ func (r *Reader) Next() (Event, error) {
 	ev := Event{Event: r.eventName(), Data: string(r.data), ID: r.lastID, Retry: r.retry}
 	r.reset()
 	return ev, nil
+}
+
+// Release ends the use of r: its buffers go back to a pool for the next
+// reader, and data handed out by NextRaw is no longer valid. Further calls
+// of Next or NextRaw fail. Calling it is optional (without it the GC frees
+// the buffers) and it is idempotent.
+func (r *Reader) Release() {
+	if r.buf != nil && cap(r.buf) <= maxPooled {
+		b := r.buf[:cap(r.buf)]
+		bufPool.Put(&b)
+	}
+	r.buf, r.start, r.end = nil, 0, 0
+	r.data, r.own, r.aliased, r.hasData = nil, nil, false, false
+	r.err, r.bomDone = errReleased, true
 }
 
 // NextRaw is Next without copying the data: data is valid only until the
@@ -121,7 +156,7 @@ func (r *Reader) next() error {
 
 func (r *Reader) reset() {
 	r.pending = false
-	r.data = r.data[:0]
+	r.data, r.own, r.aliased = nil, r.own[:0], false
 	r.hasData = false
 	r.event = r.event[:0]
 	r.retry = -1
@@ -150,11 +185,16 @@ func (r *Reader) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
-		if r.hasData {
-			r.data = append(r.data, '\n')
+		if !r.hasData {
+			// Most events have one data line: it is handed out from buf,
+			// not copied.
+			r.data, r.aliased, r.hasData = value, true, true
+			return
 		}
-		r.data = append(r.data, value...)
-		r.hasData = true
+		r.unalias()
+		r.own = append(r.own, '\n')
+		r.own = append(r.own, value...)
+		r.data = r.own
 	case "event":
 		r.event = append(r.event[:0], value...)
 	case "id":
@@ -229,10 +269,26 @@ func (r *Reader) readLine() (line []byte, terminated bool, err error) {
 	}
 }
 
+// unalias copies data that aliases buf into own storage.
+func (r *Reader) unalias() {
+	if r.aliased {
+		r.own = append(r.own[:0], r.data...)
+		r.data, r.aliased = r.own, false
+	}
+}
+
 // fill reads more bytes, compacting or growing the buffer as needed.
 func (r *Reader) fill() {
+	r.unalias() // buf's bytes are about to move
 	if r.buf == nil {
-		r.buf = make([]byte, initialBuf)
+		if r.err == errReleased {
+			return
+		}
+		if b, ok := bufPool.Get().(*[]byte); ok {
+			r.buf = *b
+		} else {
+			r.buf = make([]byte, initialBuf)
+		}
 	}
 	if r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
@@ -243,8 +299,11 @@ func (r *Reader) fill() {
 		copy(nb, r.buf[:r.end])
 		r.buf = nb
 	}
+	// Reads stay small even in a buffer grown for a long line, so the
+	// bytes are still in the cache when they are scanned.
+	limit := min(len(r.buf), r.end+maxRead)
 	for tries := 0; tries < 100; tries++ {
-		n, err := r.r.Read(r.buf[r.end:])
+		n, err := r.r.Read(r.buf[r.end:limit])
 		r.end += n
 		if err != nil {
 			r.err = err

@@ -133,3 +133,56 @@ func TestIdleReaderPassThrough(t *testing.T) {
 		t.Fatal("d=0 should return the reader as is")
 	}
 }
+
+// chunkReader returns its input in reads of the given sizes, cycling.
+type chunkReader struct {
+	s     string
+	sizes []int
+	n     int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	k := min(len(p), len(c.s), c.sizes[c.n%len(c.sizes)])
+	c.n++
+	copy(p, c.s[:k])
+	c.s = c.s[k:]
+	return k, nil
+}
+
+// TestReaderRawAcrossRefills reads events whose lines straddle buffer
+// refills (single data lines are handed out from the read buffer, so a
+// refill before the blank line must not disturb them) in many read sizes.
+func TestReaderRawAcrossRefills(t *testing.T) {
+	var in strings.Builder
+	var want []string
+	for i := range 400 {
+		d := strings.Repeat(string(rune('a'+i%26)), (i*997)%3000)
+		if i%7 == 0 {
+			d += "\n" + strings.Repeat("z", i%50) // two data lines
+		}
+		want = append(want, d)
+		in.WriteString("event: e\n")
+		for _, line := range strings.Split(d, "\n") {
+			in.WriteString("data: " + line + "\n")
+		}
+		in.WriteString("\n")
+	}
+	for _, sizes := range [][]int{{1}, {7, 1, 300}, {4096}, {16384, 5}, {1 << 20}} {
+		r := NewReader(&chunkReader{s: in.String(), sizes: sizes})
+		for i := 0; ; i++ {
+			ev, data, err := r.NextRaw()
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("sizes %v: %d events, want %d", sizes, i, len(want))
+				}
+				break
+			}
+			if err != nil || ev != "e" || string(data) != want[i] {
+				t.Fatalf("sizes %v: event %d: %q %v (%d bytes, want %d)", sizes, i, ev, err, len(data), len(want[i]))
+			}
+		}
+	}
+}
