@@ -33,6 +33,10 @@ type AppOptions struct {
 	Stdout   io.Writer
 	Registry *models.Registry
 	Version  string
+	// Resources are the options the skills and templates were loaded with
+	// (flags included), for /reload; nil rebuilds them from the trust state
+	// and the loaded set.
+	Resources *app.ResourceOptions
 }
 
 // RunApp runs the UI on an app.Runtime with options taken from settings.
@@ -77,6 +81,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		}
 	}
 	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
+	opts.Reload = appReload(rt, ar, o)
 	// The harness's authorization gate asks here, in a y/n dialog.
 	opts.Approver = NewApprover()
 	rt.SetApprover(opts.Approver)
@@ -109,14 +114,23 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 		TreeFilterMode:         s.TreeFilterMode,
 		BranchSummarySkip:      s.BranchSummary.SkipPrompt,
 		CodeBlockIndent:        s.Markdown.CodeBlockIndent,
+		Mermaid:                s.Markdown.Mermaid,
 		Hyperlinks:             s.Terminal.Hyperlinks.Set && s.Terminal.Hyperlinks.Value,
+		Images:                 imageOptions(s, os.Getenv),
+		ClearOnShrink:          s.Terminal.ClearOnShrink,
+		EscTimeout:             EscTimeout(os.Getenv),
 		ExternalEditor:         s.ExternalEditorCommand(),
 		ThemeSetting:           s.Theme,
 		Terminal:               theme.Terminal{ColorFGBG: os.Getenv("COLORFGBG")},
 	}
 	// Settings beat the environment; "auto" leaves detection on.
 	if !s.Terminal.Hyperlinks.Set {
-		o.Hyperlinks = envBool("RELAY_HYPERLINKS")
+		switch e := strings.ToLower(os.Getenv("RELAY_HYPERLINKS")); e {
+		case "", "auto":
+			o.Hyperlinks = DetectHyperlinks(os.Getenv)
+		default:
+			o.Hyperlinks = envBool("RELAY_HYPERLINKS")
+		}
 	}
 	if s.Terminal.TrueColor.Set {
 		v := s.Terminal.TrueColor.Value

@@ -162,6 +162,7 @@ func (m *Model) applyReload(msg reloadMsg) {
 		m.tr.AddError("reload: " + msg.err.Error())
 		return
 	}
+	var changed []string
 	if msg.r.Keymap != nil {
 		m.km = msg.r.Keymap
 		m.ed.SetKeymap(m.km)
@@ -169,14 +170,28 @@ func (m *Model) applyReload(msg reloadMsg) {
 	if msg.r.CustomThemes != nil {
 		m.opts.CustomThemes = msg.r.CustomThemes
 	}
-	if msg.r.ThemeSetting != "" {
+	if msg.r.ThemeSetting != "" && msg.r.ThemeSetting != m.opts.ThemeSetting {
 		m.opts.ThemeSetting = msg.r.ThemeSetting
+		changed = append(changed, "theme")
+	}
+	if msg.r.Settings != nil {
+		changed = append(changed, m.applyLive(msg.r.Settings)...)
+	}
+	if msg.r.Commands != nil {
+		m.opts.Commands = msg.r.Commands
 	}
 	m.setTheme(themeSelect(m.opts))
 	for _, w := range msg.r.Warnings {
 		m.tr.AddError(w)
 	}
-	m.tr.AddNotice("Reloaded keybindings, themes and resources")
+	lines := []string{"Reloaded keybindings, themes, settings and resources"}
+	if len(changed) > 0 {
+		lines = append(lines, "Settings changed: "+strings.Join(changed, ", "))
+	} else if msg.r.Settings != nil {
+		lines = append(lines, "Settings: unchanged")
+	}
+	lines = append(lines, msg.r.Notes...)
+	m.tr.AddNotice(strings.Join(lines, "\n"))
 }
 
 // knownCommand reports a built-in command; templates and skills are not

@@ -126,6 +126,11 @@ type Model struct {
 
 	confirmQueue []*confirmReq // approval questions behind the open one
 
+	escHeld   bool // a lone Escape waits to become an Alt prefix
+	escSeq    int
+	kittyKeys bool // the terminal disambiguates Escape (kitty protocol)
+	liveHigh  int  // regular mode: most rows the live area used (clearOnShrink)
+
 	noticeCh   chan string
 	noticeSeq  int
 	noticeText string
@@ -180,9 +185,10 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 
 func (m *Model) setTheme(th *theme.Theme) {
 	m.th = th
-	m.md = markdown.NewRenderer(markdown.Options{Theme: th, CodeBlockIndent: m.codeIndent(), Hyperlinks: m.opts.Hyperlinks})
+	m.md = markdown.NewRenderer(markdown.Options{Theme: th, CodeBlockIndent: m.codeIndent(), Hyperlinks: m.opts.Hyperlinks, Mermaid: m.opts.Mermaid})
 	if m.tr == nil {
 		m.tr = transcript.New(m.md, transcript.Options{HideThinking: m.opts.HideThinkingBlock, OutputPad: m.opts.OutputPad})
+		m.tr.SetImages(m.opts.Images)
 	} else {
 		m.tr.SetRenderer(m.md)
 	}
@@ -289,6 +295,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		m.liveHigh = 0
 	case tea.BackgroundColorMsg:
 		m.opts.Terminal.Background = msg.Color
 		if m.systemTheme() {
@@ -401,7 +408,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 	case tea.KeyPressMsg:
-		cmds = append(cmds, m.handleKey(msg))
+		cmds = append(cmds, m.keyPress(msg))
+	case escFlushMsg:
+		cmds = append(cmds, m.flushEsc(msg.seq))
+	case tea.KeyboardEnhancementsMsg:
+		m.kittyKeys = msg.SupportsKeyDisambiguation()
 	}
 	if m.overlay != nil || len(m.confirmQueue) > 0 {
 		m.dropStaleConfirm()

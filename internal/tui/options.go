@@ -3,10 +3,12 @@ package tui
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/relay-agent/relay/internal/tui/editor"
 	"github.com/relay-agent/relay/internal/tui/keymap"
 	"github.com/relay-agent/relay/internal/tui/theme"
+	"github.com/relay-agent/relay/internal/tui/transcript"
 )
 
 // Options configure the UI; the CLI fills them from settings and flags.
@@ -43,6 +45,17 @@ type Options struct {
 	BranchSummarySkip      bool // branchSummary.skipPrompt
 	CodeBlockIndent        string
 	Hyperlinks             bool
+	Mermaid                string // markdown.mermaid: "off" | "final" | "streaming"
+	// Images: how images in messages are drawn (terminal.images detection,
+	// imageWidthCells). Regular mode only; see transcript.ImageOptions.
+	Images transcript.ImageOptions
+	// ClearOnShrink (terminal.clearOnShrink): when the live area of regular
+	// mode shrinks, let the rows go; otherwise keep them (blank), so the
+	// editor does not jump up.
+	ClearOnShrink bool
+	// EscTimeout is how long a lone Escape waits for a key to make an Alt
+	// combination (RELAY_TUI_ESC_TIMEOUT); 0 handles it at once.
+	EscTimeout time.Duration
 	// TrueColor forces the colour profile: nil detects, true 24-bit,
 	// false 256 colours (terminal.trueColor, RELAY_TRUE_COLOR).
 	TrueColor      *bool
@@ -97,6 +110,13 @@ type ReloadResult struct {
 	CustomThemes map[string]*theme.Theme
 	ThemeSetting string
 	Warnings     []string
+	// Settings are the options rebuilt from the re-read settings; the
+	// ones that can change while running are applied (nil: none).
+	Settings *Options
+	// Notes say what changed (skills, templates, context files).
+	Notes []string
+	// Commands replace the template and skill commands when non-nil.
+	Commands []Command
 }
 
 // Command is a slash command for completion and dispatch.

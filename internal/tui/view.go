@@ -65,6 +65,14 @@ func (m *Model) View() tea.View {
 		cursorRow += len(lines)
 	}
 	lines = append(lines, bottom...)
+	if !m.fullscreen && !m.opts.ClearOnShrink {
+		// terminal.clearOnShrink off: the frame never gets shorter, so the
+		// rows it leaves stay as blank rows instead of being cleared.
+		if n := min(m.liveHigh, m.height); len(lines) < n {
+			lines = append(lines, make([]string, n-len(lines))...)
+		}
+		m.liveHigh = max(m.liveHigh, len(lines))
+	}
 	v := tea.NewView(strings.Join(lines, "\n"))
 	v.AltScreen = m.fullscreen
 	if m.fullscreen {
@@ -140,14 +148,7 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 	case m.busy || m.bashRunning:
 		status = th.Fg("accent", spinner[m.spin%len(spinner)]+" Working…") + th.Fg("muted", " ("+m.km.Label("app.interrupt")+" to interrupt)")
 	}
-	if m.opts.StatusLine != nil {
-		if extra := m.opts.StatusLine(); extra != "" {
-			if status != "" {
-				status += "  "
-			}
-			status += th.Fg("dim", extra)
-		}
-	}
+	// Our own notices come before the runtime's status, which may be long.
 	if m.status != "" {
 		role := "muted"
 		if m.statusErr {
@@ -157,6 +158,14 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 			status += "  "
 		}
 		status += th.Fg(role, m.status)
+	}
+	if m.opts.StatusLine != nil {
+		if extra := m.opts.StatusLine(); extra != "" {
+			if status != "" {
+				status += "  "
+			}
+			status += th.Fg("dim", extra)
+		}
 	}
 	lines = append(lines, ansi.Truncate(status, w, "…"))
 	for _, q := range m.queued {

@@ -251,7 +251,7 @@ func (d *Doc) openCodeLines(s string, width int) []string {
 		c.upTo = last + 1
 	}
 	out := make([]string, 0, len(c.lines)+2)
-	out = append(out, th.Fg("mdCodeBlockBorder", "```"+lang))
+	out = append(out, d.r.fence(lang))
 	out = append(out, c.lines...)
 	if partial := s[c.upTo:]; partial != "" {
 		out = append(out, draw(partial)...)

@@ -26,6 +26,19 @@ type Options struct {
 	CodeBlockIndent string
 	// Hyperlinks emits OSC 8 links (terminal.hyperlinks).
 	Hyperlinks bool
+	// Mermaid is markdown.mermaid: "off" draws mermaid blocks as any other
+	// code; otherwise ("final", "streaming") they get a label saying the
+	// source is shown (relay does not draw diagrams in the terminal).
+	Mermaid string
+}
+
+// fence is the opening line of a code block.
+func (r *Renderer) fence(lang string) string {
+	th := r.opts.Theme
+	if strings.EqualFold(lang, "mermaid") && r.opts.Mermaid != "off" {
+		return th.Fg("mdCodeBlockBorder", "```mermaid") + " " + th.Fg("muted", "Mermaid diagram (source shown; diagrams are not drawn)")
+	}
+	return th.Fg("mdCodeBlockBorder", "```"+lang)
 }
 
 // Renderer draws markdown. Safe for use from one goroutine at a time.
@@ -152,7 +165,7 @@ func (w *walker) code(n ast.Node, lang string, width int) []string {
 	th := w.th
 	indent := w.r.opts.CodeBlockIndent
 	body := Highlight(th, strings.ReplaceAll(sb.String(), "\t", "    "), lang)
-	out := []string{th.Fg("mdCodeBlockBorder", "```"+lang)}
+	out := []string{w.r.fence(lang)}
 	avail := max(4, width-ansi.StringWidth(indent))
 	for _, l := range body {
 		if ansi.StringWidth(l) > avail {

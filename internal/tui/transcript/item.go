@@ -43,6 +43,7 @@ type item struct {
 	args             json.RawMessage
 	partialArgs      map[string]any
 	output           string
+	images           []*llm.ImageContent // drawn inline where the terminal can
 	details          json.RawMessage
 	isError, running bool
 	// bash execution
@@ -363,6 +364,17 @@ func (it *item) drawBash(c *renderCtx, width, inner int) []string {
 		}
 	}
 	return boxed(th, bg, "text", body, width)
+}
+
+// imagesOf returns the image blocks.
+func imagesOf(bs llm.Blocks) []*llm.ImageContent {
+	var out []*llm.ImageContent
+	for _, b := range bs {
+		if img, ok := b.(*llm.ImageContent); ok {
+			out = append(out, img)
+		}
+	}
+	return out
 }
 
 // blocksText is the text of content blocks, images shown as a marker.

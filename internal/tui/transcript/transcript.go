@@ -28,6 +28,7 @@ type Transcript struct {
 	md    *markdown.Renderer
 	ctx   renderCtx
 	items []*item
+	img   ImageOptions
 
 	// streaming assistant message: content index -> item
 	current map[int]*item
@@ -66,6 +67,18 @@ func (t *Transcript) SetRenderer(md *markdown.Renderer) {
 		it.touch()
 	}
 }
+
+// SetOutputPad changes outputPad; every block re-renders on next view.
+func (t *Transcript) SetOutputPad(n int) {
+	t.ctx.outputPad = n
+	for _, it := range t.items {
+		it.touch()
+	}
+}
+
+// SetImages sets how images are drawn in the lines regular mode prints
+// (TakeCommitted); the fullscreen view and live blocks keep the marker.
+func (t *Transcript) SetImages(o ImageOptions) { t.img = o }
 
 // Theme is the active theme.
 func (t *Transcript) Theme() *theme.Theme { return t.ctx.th }
@@ -119,7 +132,7 @@ func (t *Transcript) AddMessages(ms []llm.Message) {
 func (t *Transcript) AddMessage(m llm.Message) {
 	switch m := m.(type) {
 	case *llm.UserMessage:
-		t.add(&item{kind: KindUser, text: contentText(m.Content), done: true})
+		t.add(&item{kind: KindUser, text: contentText(m.Content), images: imagesOf(m.Content.Blocks), done: true})
 	case *llm.AssistantMessage:
 		for _, b := range m.Content {
 			switch b := b.(type) {
@@ -151,6 +164,7 @@ func (t *Transcript) AddMessage(m llm.Message) {
 			it = t.add(&item{kind: KindTool, toolID: m.ToolCallID, toolName: m.ToolName})
 		}
 		it.output, it.details, it.isError, it.done, it.running = blocksText(m.Content), m.Details, m.IsError, true, false
+		it.images = imagesOf(m.Content)
 		it.touch()
 	case *llm.BashExecutionMessage:
 		t.add(&item{kind: KindBash, text: m.Command, output: m.Output, exitCode: m.ExitCode, cancelled: m.Cancelled, done: true})
@@ -222,6 +236,7 @@ func (t *Transcript) Apply(ev agent.Event) {
 		if ev.Output != nil {
 			it.output = blocksText(ev.Output.Content)
 			it.details = ev.Output.Details
+			it.images = imagesOf(ev.Output.Content)
 		}
 		it.isError, it.done, it.running = ev.IsError, true, false
 		it.touch()
@@ -375,6 +390,9 @@ func (t *Transcript) TakeCommitted(width int) []string {
 		it := t.items[t.committed]
 		out = append(out, "")
 		out = append(out, it.render(&t.ctx, width)...)
+		for _, img := range it.images {
+			out = append(out, imageLines(img, t.img, width)...)
+		}
 		it.dropCache(&t.ctx) // printed once: never drawn again
 		t.committed++
 	}
