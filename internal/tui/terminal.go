@@ -103,4 +103,3 @@ func imageOptions(s *settings.Settings, env func(string) string) transcript.Imag
 		WidthCells: s.Terminal.ImageWidthCells,
 	}
 }
-

@@ -118,4 +118,3 @@ func toPNG(raw []byte) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
-
