@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -11,21 +12,57 @@ var fastPath = true
 
 // fastDecoder decodes the common chunk (text and thought parts, finish
 // reason, usage, ids) without encoding/json; function calls, errors and
-// prompt feedback go through encoding/json. Part texts and signatures are
-// cloned (the data buffer is reused); ids and model may alias the data and
-// are cloned by apply when kept.
+// prompt feedback go through encoding/json. Part texts alias the data (or
+// the scanner's scratch space) until the next decode: apply copies them.
+// Signatures and finish reasons are cloned; ids and model may alias the
+// data and are cloned by apply when kept.
+//
+// Chunks of one stream repeat the same bytes around their text (and
+// token counts): once a chunk with a single text part was decoded, the
+// following ones matching it outside those values (llm.Template) only
+// have them read.
 type fastDecoder struct {
 	p     llm.Scanner
 	parts []part
 	texts []string
 	usage usageMetadata
 	cands [1]candidate
+
+	holes []llm.Hole // of the chunk being decoded
+	roles []int      // what each hole is: holeText, holeSkip or a usage field
+	text  int        // index in holes of the text, -1 when none
+
+	tmpl      llm.Template
+	tmplChunk chunk // the template's chunk: strings cloned, no parts
+	tmplCand  candidate
+	tmplPart  part // its one part, Text nil
+	tmplUsage usageMetadata
+	tmplRoles []int
+	spans     []llm.Hole
 }
+
+// Hole roles besides the usage fields (usagePrompt...).
+const (
+	holeText = -2
+	holeSkip = -1
+)
+
+// Usage fields a hole can hold.
+const (
+	usagePrompt = iota
+	usageCandidates
+	usageThoughts
+	usageCached
+)
 
 // decode fills ch and reports whether the chunk had only what it handles.
 func (d *fastDecoder) decode(data []byte, ch *chunk) bool {
+	if d.matchTemplate(data, ch) {
+		return true
+	}
 	*ch = chunk{}
 	d.parts, d.texts = d.parts[:0], d.texts[:0]
+	d.holes, d.roles, d.text = d.holes[:0], d.roles[:0], -1
 	p := &d.p
 	p.ResetBytes(data)
 	ok := p.Object(func(key string) bool {
@@ -33,6 +70,7 @@ func (d *fastDecoder) decode(data []byte, ch *chunk) bool {
 		case "candidates":
 			return p.Array(func(i int) bool {
 				if i > 0 {
+					d.text = -2 // more than one candidate: no template
 					return p.Skip()
 				}
 				d.cands[0] = candidate{}
@@ -45,11 +83,11 @@ func (d *fastDecoder) decode(data []byte, ch *chunk) bool {
 			return d.usageMetadata(&d.usage)
 		case "modelVersion":
 			var ok bool
-			ch.ModelVersion, ok = p.String()
+			ch.ModelVersion, ok = p.StringView()
 			return ok
 		case "responseId":
 			var ok bool
-			ch.ResponseID, ok = p.String()
+			ch.ResponseID, ok = p.StringView()
 			return ok
 		case "createTime":
 			return p.Skip()
@@ -57,6 +95,7 @@ func (d *fastDecoder) decode(data []byte, ch *chunk) bool {
 		return false
 	})
 	if !ok || !p.End() {
+		d.tmpl.Clear()
 		return false
 	}
 	// Point the parts at their texts only now: appends may have moved them.
@@ -68,7 +107,88 @@ func (d *fastDecoder) decode(data []byte, ch *chunk) bool {
 	if len(ch.Candidates) > 0 {
 		ch.Candidates[0].Content.Parts = d.parts
 	}
+	d.setTemplate(data, ch)
 	return true
+}
+
+// setTemplate makes a decoded chunk with one candidate of one text part
+// the template of the next ones.
+func (d *fastDecoder) setTemplate(data []byte, ch *chunk) {
+	if d.text < 0 || len(ch.Candidates) != 1 || len(d.parts) != 1 {
+		d.tmpl.Clear()
+		return
+	}
+	d.tmpl.Set(data, d.holes)
+	d.tmplRoles = append(d.tmplRoles[:0], d.roles...)
+	d.tmplChunk = chunk{ModelVersion: strings.Clone(ch.ModelVersion), ResponseID: strings.Clone(ch.ResponseID)}
+	d.tmplCand = candidate{FinishReason: ch.Candidates[0].FinishReason, FinishMessage: ch.Candidates[0].FinishMessage}
+	d.tmplPart = d.parts[0]
+	d.tmplPart.Text = nil
+	if ch.UsageMetadata != nil {
+		d.tmplUsage = *ch.UsageMetadata
+		d.tmplChunk.UsageMetadata = &d.tmplUsage
+	}
+}
+
+// matchTemplate decodes a chunk equal to the template outside its holes.
+func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
+	n := d.tmpl.Holes()
+	if n == 0 {
+		return false
+	}
+	if cap(d.spans) < n {
+		d.spans = make([]llm.Hole, n)
+	}
+	spans := d.spans[:n]
+	if !d.tmpl.Match(data, spans) {
+		return false
+	}
+	p := &d.p
+	p.ResetBytes(data)
+	text := ""
+	u := d.tmplUsage
+	for i, h := range spans {
+		switch role := d.tmplRoles[i]; role {
+		case holeText:
+			p.SetPos(h.Start)
+			s, ok := p.StringView()
+			if !ok || p.Pos() != h.End {
+				return false
+			}
+			text = s
+		case holeSkip:
+		default:
+			v, err := strconv.Atoi(string(data[h.Start:h.End]))
+			if err != nil {
+				return false
+			}
+			*usageField(&u, role) = v
+		}
+	}
+	*ch = d.tmplChunk
+	if ch.UsageMetadata != nil {
+		d.usage = u
+		ch.UsageMetadata = &d.usage
+	}
+	d.texts = append(d.texts[:0], text)
+	d.parts = append(d.parts[:0], d.tmplPart)
+	d.parts[0].Text = &d.texts[0]
+	d.cands[0] = d.tmplCand
+	d.cands[0].Content.Parts = d.parts
+	ch.Candidates = d.cands[:1]
+	return true
+}
+
+func usageField(u *usageMetadata, role int) *int {
+	switch role {
+	case usagePrompt:
+		return &u.PromptTokenCount
+	case usageCandidates:
+		return &u.CandidatesTokenCount
+	case usageThoughts:
+		return &u.ThoughtsTokenCount
+	}
+	return &u.CachedContentTokenCount
 }
 
 func (d *fastDecoder) candidate(c *candidate) bool {
@@ -107,9 +227,19 @@ func (d *fastDecoder) part() bool {
 	ok := p.Object(func(key string) bool {
 		switch key {
 		case "text":
+			if hasText {
+				d.text = -2 // two texts in one part: no template
+			} else if d.text == -1 {
+				d.text = len(d.holes)
+			} else {
+				d.text = -2 // a second text part: no template
+			}
+			start := p.Start()
 			var ok bool
-			text, ok = p.String()
+			text, ok = p.StringView()
 			hasText = true
+			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleString})
+			d.roles = append(d.roles, holeText)
 			return ok
 		case "thought":
 			var ok bool
@@ -125,7 +255,7 @@ func (d *fastDecoder) part() bool {
 	if !ok || !hasText {
 		return false
 	}
-	d.texts = append(d.texts, p.Detach(text))
+	d.texts = append(d.texts, text)
 	pt.Text = &d.texts[len(d.texts)-1] // re-pointed in decode
 	d.parts = append(d.parts, pt)
 	return true
@@ -134,21 +264,34 @@ func (d *fastDecoder) part() bool {
 func (d *fastDecoder) usageMetadata(u *usageMetadata) bool {
 	p := &d.p
 	return p.Object(func(key string) bool {
-		var dst *int
+		role := holeSkip
 		switch key {
 		case "promptTokenCount":
-			dst = &u.PromptTokenCount
+			role = usagePrompt
 		case "candidatesTokenCount":
-			dst = &u.CandidatesTokenCount
+			role = usageCandidates
 		case "thoughtsTokenCount":
-			dst = &u.ThoughtsTokenCount
+			role = usageThoughts
 		case "cachedContentTokenCount":
-			dst = &u.CachedContentTokenCount
-		default:
-			return p.Skip()
+			role = usageCached
+		}
+		start := p.Start()
+		if role == holeSkip {
+			c := p.Peek()
+			if !p.Skip() {
+				return false
+			}
+			if c == '-' || c >= '0' && c <= '9' {
+				// Counts change from chunk to chunk (totalTokenCount).
+				d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleInt})
+				d.roles = append(d.roles, holeSkip)
+			}
+			return true
 		}
 		n, ok := p.Int()
-		*dst = n
+		*usageField(u, role) = n
+		d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleInt})
+		d.roles = append(d.roles, role)
 		return ok
 	})
 }
