@@ -61,11 +61,10 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		if ns := rt.LayaNotices(); len(ns) > 0 {
 			notice = ns[len(ns)-1]
 		}
-		if notice != "" {
-			if status != "" {
-				return status + " · " + notice
-			}
-			return notice
+		// Notices concern laya/auto only: people who never select it
+		// are not told that its server is down.
+		if notice != "" && status != "" {
+			return status + " · " + notice
 		}
 		return status
 	}
