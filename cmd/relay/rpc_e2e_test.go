@@ -174,6 +174,11 @@ func TestRPCFraming(t *testing.T) {
 		t.Errorf("unknown command %v", resp)
 	}
 
+	// Valid JSON with a field of the wrong type answers the command by id.
+	if msg := r.fail("w1", `{"type":"set_auto_retry","enabled":"yes"}`); !strings.Contains(msg, "enabled") {
+		t.Errorf("wrong field type: %q", msg)
+	}
+
 	// CRLF line endings are accepted.
 	io.WriteString(r.in, `{"id":"crlf","type":"get_state"}`+"\r\n")
 	resp = r.wait("crlf response", func(m map[string]any) bool { return m["id"] == "crlf" })
@@ -296,6 +301,12 @@ func TestRPCPromptQueueAndAbort(t *testing.T) {
 	if n := r.since(mark, "extension_ui_request"); n["method"] != "notify" || n["message"] == "" || n["notifyType"] == nil {
 		t.Errorf("/laya output %v", n)
 	}
+
+	// Extension commands cannot be queued.
+	if msg := r.fail("x2", `{"type":"steer","message":"/laya status"}`); msg != `Extension command "/laya" cannot be queued. Use prompt() or execute the command when not streaming.` {
+		t.Errorf("queued extension command: %q", msg)
+	}
+	r.fail("x3", `{"type":"follow_up","message":"/laya"}`)
 
 	// Esc emulation: clear_queue returns the texts, then abort.
 	q := obj(t, r.ok("cq", `{"type":"clear_queue"}`))

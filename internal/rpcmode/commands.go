@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
@@ -35,11 +36,15 @@ func (s *Server) dispatch(c *command) (any, error) {
 	switch c.Type {
 	case "prompt":
 		return s.prompt(c)
-	case "steer":
-		rt.Steer(c.Message, c.Images)
-		return queued, nil
-	case "follow_up":
-		rt.FollowUp(c.Message, c.Images)
+	case "steer", "follow_up":
+		if _, ok := extensionCommand(c.Message); ok {
+			return nil, errors.New(`Extension command "/laya" cannot be queued. Use prompt() or execute the command when not streaming.`)
+		}
+		if c.Type == "steer" {
+			rt.Steer(c.Message, c.Images)
+		} else {
+			rt.FollowUp(c.Message, c.Images)
+		}
 		return queued, nil
 	case "abort":
 		s.abort()
@@ -123,7 +128,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		rt.Agent().SetAutoRetry(*c.Enabled)
 		return nil, nil
 	case "abort_retry":
-		rt.Agent().AbortRetry()
+		s.abortRetry()
 		return nil, nil
 	case "bash":
 		if strings.TrimSpace(c.Command) == "" {
@@ -289,6 +294,23 @@ func (s *Server) abort() {
 		stop()
 	}
 	s.rt.Abort()
+}
+
+// abortRetry cancels a pending automatic retry. The agent announces
+// auto_retry_start a moment before its wait begins; an abort_retry sent in
+// that moment is repeated briefly until the retry ends or its run starts.
+func (s *Server) abortRetry() {
+	s.rt.Agent().AbortRetry()
+	for i := 0; i < 100 && s.retryAnnounced(); i++ {
+		time.Sleep(2 * time.Millisecond)
+		s.rt.Agent().AbortRetry()
+	}
+}
+
+func (s *Server) retryAnnounced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retrying
 }
 
 func (s *Server) compact(c *command) {

@@ -48,7 +48,9 @@ type Server struct {
 	// settled is set once agent_settled is emitted: the run is winding
 	// down and every command may wait the moment until it is idle.
 	settled bool
-	runs    sync.WaitGroup
+	// retrying is set from auto_retry_start until the retry ends or runs.
+	retrying bool
+	runs     sync.WaitGroup
 }
 
 type pendingBash struct {
@@ -114,7 +116,12 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 	co := agent.NewCoalescer(16*time.Millisecond, func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
 	unsub := rt.Subscribe(func(e agent.Event) {
 		switch e.Type {
+		case agent.AutoRetryStart:
+			s.setRetrying(true)
+		case agent.AutoRetryEnd:
+			s.setRetrying(false)
 		case agent.AgentStart:
+			s.setRetrying(false)
 			s.setSettled(false)
 		case agent.AgentSettled:
 			// Set before the client can read agent_settled.
@@ -170,6 +177,16 @@ func (s *Server) reply(c *command, data any, err error) { s.send(c.ID, c.Type, d
 func (s *Server) handle(line []byte) {
 	var c command
 	if err := json.Unmarshal(line, &c); err != nil {
+		var head struct {
+			ID   *string `json:"id"`
+			Type string  `json:"type"`
+		}
+		if json.Unmarshal(line, &head) == nil && head.Type != "" {
+			// Well-formed JSON with a field of the wrong type: answer the
+			// command itself, so a client waiting on its id hears back.
+			s.send(head.ID, head.Type, nil, errors.New("Invalid command: "+err.Error()))
+			return
+		}
 		s.send(nil, "parse", nil, errors.New("Failed to parse command: "+err.Error()))
 		return
 	}
@@ -231,6 +248,12 @@ func (s *Server) recordBash(b pendingBash) error {
 	}
 	s.flushBashLocked()
 	return s.rt.RecordBash(b.command, b.res, b.exclude)
+}
+
+func (s *Server) setRetrying(v bool) {
+	s.mu.Lock()
+	s.retrying = v
+	s.mu.Unlock()
 }
 
 func (s *Server) setSettled(v bool) {
