@@ -19,3 +19,9 @@ func ThemeOf(m *Model) *theme.Theme { return m.th }
 
 // NoticeExpireMsg is the message that ends the current notice's time.
 func NoticeExpireMsg(m *Model) any { return noticeExpireMsg{m.noticeSeq} }
+
+// EditorValue is the editor's text.
+func EditorValue(m *Model) string { return m.ed.Value() }
+
+// ResourceChanges exposes the /reload resource diff.
+var ResourceChanges = resourceChanges

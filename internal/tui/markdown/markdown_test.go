@@ -178,3 +178,18 @@ func TestLongOpenCodeBlockStreamsIncrementally(t *testing.T) {
 		t.Fatal("finished document differs from a full render")
 	}
 }
+
+func TestMermaidBlocks(t *testing.T) {
+	src := "```mermaid\ngraph TD\n  A-->B\n```\n"
+	for _, mode := range []string{"off", "final", "streaming"} {
+		r := NewRenderer(Options{Theme: theme.Builtin("dark"), Mermaid: mode})
+		d := r.NewDoc()
+		d.Append(src)
+		d.Finish()
+		out := ansi.Strip(strings.Join(d.Lines(60), "\n"))
+		labelled := strings.Contains(out, "Mermaid diagram (source shown; diagrams are not drawn)")
+		if labelled == (mode == "off") || !strings.Contains(out, "A-->B") {
+			t.Errorf("%s:\n%s", mode, out)
+		}
+	}
+}

@@ -413,3 +413,22 @@ func TestE2EAuthorizationGate(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EReload: /reload picks up a new prompt template and a changed
+// setting without a restart.
+func TestE2EReload(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}}, nil)
+	e.start()
+	os.MkdirAll(filepath.Join(e.agentDir, "prompts"), 0o755)
+	os.WriteFile(filepath.Join(e.agentDir, "prompts", "review.md"), []byte("---\ndescription: Review the diff\n---\nReview $@\n"), 0o644)
+	b, _ := json.Marshal(map[string]any{"hideThinkingBlock": true, "retry": map[string]any{"baseDelayMs": 1, "maxRetries": 1}})
+	os.WriteFile(filepath.Join(e.agentDir, "settings.json"), b, 0o644)
+	e.text("/reload")
+	e.keys("Enter")
+	s := e.waitFor("Prompt templates: 1 · added /review", 10*time.Second)
+	if !strings.Contains(s, "Settings changed: hideThinkingBlock") {
+		t.Errorf("setting change not reported:\n%s", s)
+	}
+	e.text("/revi")
+	e.waitFor("Review the diff", 5*time.Second)
+}
