@@ -249,7 +249,10 @@ func (p *Scanner) str() (string, bool) {
 			p.i = k + 1
 			return p.s[start:k], true
 		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
+		if c == '\\' {
+			return p.escaped(start, k)
+		}
+		if c < 0x20 || c >= 0x80 {
 			break
 		}
 	}
@@ -259,8 +262,7 @@ func (p *Scanner) str() (string, bool) {
 	}
 	seg := p.s[start : start+j]
 	if strings.IndexByte(seg, '\\') >= 0 {
-		p.i = start
-		return p.escaped(start)
+		return p.escaped(start, start)
 	}
 	if !plainASCII(seg) {
 		for k := 0; k < len(seg); k++ {
@@ -336,37 +338,34 @@ func plainASCII(s string) bool {
 }
 
 // escaped finishes a string that contains escapes, from start; runs of
-// plain bytes between escapes are copied whole. The string is decoded
-// after what the scratch buffer already holds (earlier StringView results
-// stay valid) and returned aliasing it.
-func (p *Scanner) escaped(start int) (string, bool) {
+// plain bytes between escapes are found byte by byte (runs are short in
+// the strings that have escapes: a newline every line) and copied whole.
+// The string is decoded after what the scratch buffer already holds
+// (earlier StringView results stay valid) and returned aliasing it.
+//
+// s[start:plain] is known to be plain (no quote, backslash or control
+// character).
+func (p *Scanner) escaped(start, plain int) (string, bool) {
 	base := len(p.buf)
 	b := p.buf
-	p.i = start
-	q := -1 // absolute index of the next quote at or after p.i
-	for p.i < len(p.s) {
-		if q < p.i {
-			k := strings.IndexByte(p.s[p.i:], '"')
-			if k < 0 {
-				return "", false
+	s := p.s
+	i, j := start, plain
+	for {
+		for j+8 <= len(s) && !special8(s[j:j+8]) {
+			j += 8
+		}
+		for j < len(s) {
+			if c := s[j]; c == '"' || c == '\\' || c < 0x20 {
+				break
 			}
-			q = p.i + k
+			j++
 		}
-		run := p.s[p.i:q]
-		if k := strings.IndexByte(run, '\\'); k >= 0 {
-			run = run[:k]
+		b = append(b, s[i:j]...)
+		if j >= len(s) || s[j] < 0x20 {
+			return "", false // unterminated, or a raw control character
 		}
-		if !plainASCII(run) {
-			for k := 0; k < len(run); k++ {
-				if run[k] < 0x20 {
-					return "", false
-				}
-			}
-		}
-		b = append(b, run...)
-		p.i += len(run)
-		if p.s[p.i] == '"' {
-			p.i++
+		if s[j] == '"' {
+			p.i = j + 1
 			if !utf8.Valid(b[base:]) {
 				return "", false
 			}
@@ -376,11 +375,11 @@ func (p *Scanner) escaped(start int) (string, bool) {
 			}
 			return unsafe.String(&b[base], len(b)-base), true
 		}
-		if p.i+1 >= len(p.s) {
+		if j+1 >= len(s) {
 			return "", false
 		}
-		e := p.s[p.i+1]
-		p.i += 2
+		e := s[j+1]
+		p.i = j + 2
 		switch e {
 		case '"', '\\', '/':
 			b = append(b, e)
@@ -403,7 +402,7 @@ func (p *Scanner) escaped(start int) (string, bool) {
 				// A pair makes one rune; otherwise this half is U+FFFD
 				// and whatever follows is read on its own (encoding/json).
 				paired := false
-				if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+				if p.i+1 < len(s) && s[p.i] == '\\' && s[p.i+1] == 'u' {
 					save := p.i
 					p.i += 2
 					if r2, ok := p.hex4(); ok {
@@ -423,8 +422,20 @@ func (p *Scanner) escaped(start int) (string, bool) {
 		default:
 			return "", false
 		}
+		i, j = p.i, p.i
 	}
-	return "", false
+}
+
+// special8 reports whether the 8 bytes of s may hold a quote, a backslash
+// or a control character (a word at a time: the bit tricks can flag a
+// plain word after a special byte, never miss one).
+func special8(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	q := w ^ ('"' * ones)
+	bs := w ^ ('\\' * ones)
+	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 func (p *Scanner) hex4() (rune, bool) {

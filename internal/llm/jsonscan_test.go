@@ -207,3 +207,46 @@ func TestTemplate(t *testing.T) {
 		t.Error("cleared template matched")
 	}
 }
+
+// BenchmarkScannerShortEscaped decodes the 16-byte delta of a streamed
+// chunk, the string a long answer decodes a hundred thousand times.
+func BenchmarkScannerShortEscaped(b *testing.B) {
+	doc := []byte(`"0123456789abcde\n"`)
+	var p Scanner
+	for b.Loop() {
+		p.ResetBytes(doc)
+		if s, ok := p.StringView(); !ok || len(s) != 16 {
+			b.Fatal("not decoded")
+		}
+	}
+}
+
+func TestSpecial8(t *testing.T) {
+	naive := func(s string) bool {
+		for i := 0; i < 8; i++ {
+			if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+				return true
+			}
+		}
+		return false
+	}
+	var buf [8]byte
+	seed := uint64(1)
+	for n := 0; n < 200000; n++ {
+		for i := range buf {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			switch c := byte(seed >> 56); seed >> 40 & 3 {
+			case 0:
+				buf[i] = "\"\\\x00\x1f \x7f\x80\xff"[c&7]
+			default:
+				buf[i] = c
+			}
+		}
+		if s := string(buf[:]); naive(s) && !special8(s) {
+			t.Fatalf("missed a special byte in %q", s)
+		}
+	}
+	if special8("abcdefgh") || special8("\x7f\x80\xff ~!#[") {
+		t.Error("plain word flagged")
+	}
+}
