@@ -149,6 +149,9 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	if km == nil {
 		km = keymap.New(keymap.DetectPlatform())
 	}
+	// Fullscreen redraws its screen: only kitty's unicode placeholders
+	// survive that; iTerm2 images show as markers there.
+	o.Images.Placeholders = o.Fullscreen && o.Images.Protocol == transcript.ProtocolKitty
 	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, q: newEventQueue(), fullscreen: o.Fullscreen,
 		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{},
 		noticeCh: make(chan string, 64)}
@@ -424,6 +427,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if c := m.infoCmd(); c != nil {
 		cmds = append(cmds, c)
+	}
+	if seq := m.tr.TakeImageCommands(); seq != "" {
+		cmds = append(cmds, tea.Raw(seq))
 	}
 	if m.pending != nil {
 		cmds = append(cmds, m.pending)

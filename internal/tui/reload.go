@@ -8,6 +8,7 @@ import (
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tui/transcript"
 )
 
 // appReload is /reload on an app.Runtime: it re-reads settings,
@@ -182,7 +183,9 @@ func (m *Model) applyLive(n *Options) (changed []string) {
 	set("markdown.codeBlockIndent", o.CodeBlockIndent != n.CodeBlockIndent, func() { o.CodeBlockIndent = n.CodeBlockIndent; rerender = true })
 	set("markdown.mermaid", o.Mermaid != n.Mermaid, func() { o.Mermaid = n.Mermaid; rerender = true })
 	set("terminal.hyperlinks", o.Hyperlinks != n.Hyperlinks, func() { o.Hyperlinks = n.Hyperlinks; rerender = true })
-	set("terminal images", o.Images != n.Images, func() { o.Images = n.Images; m.tr.SetImages(n.Images) })
+	img := n.Images
+	img.Placeholders = m.fullscreen && img.Protocol == transcript.ProtocolKitty
+	set("terminal images", o.Images != img, func() { o.Images = img; m.tr.SetImages(img) })
 	if n.Fullscreen != o.Fullscreen {
 		changed = append(changed, "tuiMode (applies at the next start)")
 	}

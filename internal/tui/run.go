@@ -38,12 +38,18 @@ func Run(ctx context.Context, rt Runtime, o Options) error {
 // ExitOutput is what fullscreen mode leaves on the normal screen
 // (fullscreenExitOutput): the transcript, or a hint to resume.
 func (m *Model) ExitOutput() string {
+	// The normal screen gets images drawn in place; the placeholders'
+	// images are deleted first.
+	img := m.opts.Images
+	img.Placeholders = false
+	m.tr.SetImages(img)
+	del := m.tr.TakeImageCommands()
 	if m.opts.FullscreenExitOutput == "resume-hint" {
 		in := m.rt.Info() // the program has exited: no update loop to block
 		if in.SessionFile == "" {
-			return ""
+			return del
 		}
-		return "Resume this session with: relay --session " + in.SessionID + "\n"
+		return del + "Resume this session with: relay --session " + in.SessionID + "\n"
 	}
 	w := m.width
 	if w <= 0 {
@@ -51,9 +57,9 @@ func (m *Model) ExitOutput() string {
 	}
 	lines := m.tr.TakeCommitted(w)
 	if len(lines) == 0 {
-		return ""
+		return del
 	}
-	return strings.Join(lines, "\n") + "\n"
+	return del + strings.Join(lines, "\n") + "\n"
 }
 
 func programOptions(ctx context.Context, o Options) []tea.ProgramOption {

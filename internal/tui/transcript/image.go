@@ -25,6 +25,9 @@ const (
 type ImageOptions struct {
 	Protocol   string // ProtocolKitty, ProtocolITerm2 or "" (markers only)
 	WidthCells int    // terminal.imageWidthCells
+	// Placeholders draws kitty images in redrawn lines (fullscreen) as
+	// unicode placeholder cells; see kitty.go.
+	Placeholders bool
 }
 
 // maxImageRows caps an image's height in rows.
@@ -36,27 +39,14 @@ const maxImageRows = 40
 // in its scrollback; these lines are printed once, never redrawn. nil when
 // the image cannot be drawn (unknown format, bad data).
 func imageLines(img *llm.ImageContent, o ImageOptions, width int) []string {
-	if o.Protocol == "" || img == nil || img.Data == "" {
+	if o.Protocol == "" {
 		return nil
 	}
-	raw, err := base64.StdEncoding.DecodeString(img.Data)
-	if err != nil {
+	raw, cols, rows, format, ok := prepare(img, o.WidthCells, width)
+	if !ok {
 		return nil
 	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
-	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil
-	}
-	cols := o.WidthCells
-	if cols <= 0 {
-		cols = 60
-	}
-	cols = max(1, min(cols, width-2, (cfg.Width+7)/8)) // never upscale past ~8 px per cell
-	// A cell is about twice as tall as it is wide.
-	rows := max(1, min(maxImageRows, (cols*cfg.Height+cfg.Width)/(2*cfg.Width)))
-	if rows == maxImageRows {
-		cols = max(1, rows*2*cfg.Width/cfg.Height)
-	}
+	var err error
 	var seq string
 	switch o.Protocol {
 	case ProtocolKitty:
@@ -82,6 +72,33 @@ func imageLines(img *llm.ImageContent, o ImageOptions, width int) []string {
 		lines[i] = past
 	}
 	return lines
+}
+
+// prepare decodes img and sizes it: at most widthCells (default 60) and
+// width-2 columns, never more than ~8 pixels per cell, and a height in
+// rows from the aspect ratio (a cell is about twice as tall as wide).
+func prepare(img *llm.ImageContent, widthCells, width int) (raw []byte, cols, rows int, format string, ok bool) {
+	if img == nil || img.Data == "" {
+		return nil, 0, 0, "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		return nil, 0, 0, "", false
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, 0, 0, "", false
+	}
+	cols = widthCells
+	if cols <= 0 {
+		cols = 60
+	}
+	cols = max(1, min(cols, width-2, (cfg.Width+7)/8))
+	rows = max(1, min(maxImageRows, (cols*cfg.Height+cfg.Width)/(2*cfg.Width)))
+	if rows == maxImageRows {
+		cols = max(1, min(cols, rows*2*cfg.Width/cfg.Height))
+	}
+	return raw, cols, rows, format, true
 }
 
 // kittySeq transmits and displays a PNG in chunks of 4096 base64 bytes;

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -95,5 +96,65 @@ func TestImagesOnlyInCommittedLines(t *testing.T) {
 	}
 	if !strings.Contains(ansi.Strip(out), "[image image/png]") {
 		t.Error("marker missing")
+	}
+}
+
+func TestKittyPlaceholders(t *testing.T) {
+	tr := newT()
+	tr.SetImages(ImageOptions{Protocol: ProtocolKitty, WidthCells: 20, Placeholders: true})
+	img := testImage(t, 200, 200, false) // 20 cols x 10 rows
+	tr.AddMessage(&llm.UserMessage{Content: llm.Content{Blocks: llm.Blocks{&llm.TextContent{Text: "look"}, img}}})
+	cmds := tr.TakeImageCommands()
+	if !strings.Contains(cmds, "\x1b_Ga=t,f=100,i=16,q=2,") || !strings.Contains(cmds, "\x1b_Ga=p,U=1,i=16,c=20,r=10,q=2\x1b\\") {
+		t.Fatalf("transmission %.200q", cmds)
+	}
+	if tr.TakeImageCommands() != "" {
+		t.Fatal("image sent twice")
+	}
+	for i := 0; i < 30; i++ {
+		tr.AddNotice(fmt.Sprintf("line %d", i))
+	}
+	rowOf := func(l string) int {
+		rs := []rune(ansi.Strip(l))
+		for i, r := range rs {
+			if r == placeholder && i+1 < len(rs) {
+				for k, d := range rowDiacritics {
+					if rs[i+1] == d {
+						return k
+					}
+				}
+			}
+		}
+		return -1
+	}
+	// Scrolled so the image is cut by the top edge: the visible rows carry
+	// their own row numbers, so the terminal draws the right slices.
+	tr.View(60, 12)
+	tr.Top()
+	tr.ScrollBy(7)
+	view := tr.View(60, 12)
+	var rows []int
+	for _, l := range view {
+		if r := rowOf(l); r >= 0 {
+			rows = append(rows, r)
+			if !strings.Contains(l, "\x1b[38;5;16m") {
+				t.Errorf("row without the image id colour: %q", l)
+			}
+			if w := ansi.StringWidth(l); w != 20 {
+				t.Errorf("row width %d", w)
+			}
+		}
+	}
+	if len(rows) == 0 || rows[len(rows)-1] != 9 || rows[0] == 0 {
+		t.Fatalf("visible image rows %v (view:\n%s)", rows, strings.Join(view, "\n"))
+	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i] != rows[i-1]+1 {
+			t.Fatalf("rows out of order: %v", rows)
+		}
+	}
+	tr.Clear()
+	if got := tr.TakeImageCommands(); got != "\x1b_Ga=d,d=I,i=16,q=2\x1b\\" {
+		t.Fatalf("clear: %q", got)
 	}
 }

@@ -66,6 +66,9 @@ type renderCtx struct {
 	hideThinking  bool
 	outputPad     int
 	collapsedMax  int
+	// kitty draws images as unicode placeholders in redrawn lines (nil:
+	// markers only there).
+	kitty *kittyImages
 	// gen counts re-renders, so derived totals (Scroll) know when to recompute.
 	gen int
 	// cached counts items holding rendered lines, to trigger eviction.
@@ -91,6 +94,9 @@ func (c *renderCtx) flags() uint8 {
 	if c.hideThinking {
 		f |= 2
 	}
+	if c.kitty != nil {
+		f |= 4
+	}
 	return f
 }
 
@@ -106,6 +112,13 @@ func (it *item) render(c *renderCtx, width int) []string {
 	it.lines = it.draw(c, width)
 	if it.lines == nil {
 		it.lines = []string{}
+	}
+	if c.kitty != nil {
+		for _, img := range it.images {
+			if p, ok := c.kitty.place(img); ok {
+				it.lines = append(it.lines, p.lines(width)...)
+			}
+		}
 	}
 	it.h, it.hw = len(it.lines), width
 	it.cacheW, it.cacheV, it.cacheFlags = width, it.version, c.flags()

@@ -29,6 +29,8 @@ type Transcript struct {
 	ctx   renderCtx
 	items []*item
 	img   ImageOptions
+	// pendingImg holds deletions left by a switched-off placeholder mode.
+	pendingImg string
 
 	// streaming assistant message: content index -> item
 	current map[int]*item
@@ -76,9 +78,47 @@ func (t *Transcript) SetOutputPad(n int) {
 	}
 }
 
-// SetImages sets how images are drawn in the lines regular mode prints
-// (TakeCommitted); the fullscreen view and live blocks keep the marker.
-func (t *Transcript) SetImages(o ImageOptions) { t.img = o }
+// SetImages sets how images are drawn: in the lines regular mode prints
+// (TakeCommitted) with the protocol's own sequences; in redrawn lines (the
+// fullscreen view, live blocks) only with kitty and Placeholders, else as
+// the marker.
+func (t *Transcript) SetImages(o ImageOptions) {
+	t.img = o
+	want := o.Protocol == ProtocolKitty && o.Placeholders
+	if t.ctx.kitty != nil && (!want || t.ctx.kitty.widthCells != o.WidthCells) {
+		t.ctx.kitty.clear()
+		t.pendingImg += t.ctx.kitty.take()
+		t.ctx.kitty = nil
+	}
+	if want && t.ctx.kitty == nil {
+		t.ctx.kitty = newKittyImages(o.WidthCells)
+	}
+	for _, it := range t.items {
+		it.touch()
+	}
+}
+
+// TakeImageCommands returns the graphics commands (kitty image
+// transmissions and deletions) to write to the terminal before the next
+// frame, outside the renderer.
+func (t *Transcript) TakeImageCommands() string {
+	s := t.pendingImg
+	t.pendingImg = ""
+	if t.ctx.kitty != nil {
+		s += t.ctx.kitty.take()
+	}
+	return s
+}
+
+// placeImages sends a new item's images ahead of its first frame.
+func (t *Transcript) placeImages(it *item) {
+	if t.ctx.kitty == nil {
+		return
+	}
+	for _, img := range it.images {
+		t.ctx.kitty.place(img)
+	}
+}
 
 // Theme is the active theme.
 func (t *Transcript) Theme() *theme.Theme { return t.ctx.th }
@@ -100,6 +140,9 @@ func (t *Transcript) SetThinkingHidden(v bool) { t.ctx.hideThinking = v }
 
 // Clear drops every block (new session, resume, tree navigation).
 func (t *Transcript) Clear() {
+	if t.ctx.kitty != nil {
+		t.ctx.kitty.clear()
+	}
 	t.items, t.current, t.committed = nil, nil, 0
 	t.ctx.cached = 0
 	t.tools = map[string]*item{}
@@ -132,7 +175,7 @@ func (t *Transcript) AddMessages(ms []llm.Message) {
 func (t *Transcript) AddMessage(m llm.Message) {
 	switch m := m.(type) {
 	case *llm.UserMessage:
-		t.add(&item{kind: KindUser, text: contentText(m.Content), images: imagesOf(m.Content.Blocks), done: true})
+		t.placeImages(t.add(&item{kind: KindUser, text: contentText(m.Content), images: imagesOf(m.Content.Blocks), done: true}))
 	case *llm.AssistantMessage:
 		for _, b := range m.Content {
 			switch b := b.(type) {
@@ -165,6 +208,7 @@ func (t *Transcript) AddMessage(m llm.Message) {
 		}
 		it.output, it.details, it.isError, it.done, it.running = blocksText(m.Content), m.Details, m.IsError, true, false
 		it.images = imagesOf(m.Content)
+		t.placeImages(it)
 		it.touch()
 	case *llm.BashExecutionMessage:
 		t.add(&item{kind: KindBash, text: m.Command, output: m.Output, exitCode: m.ExitCode, cancelled: m.Cancelled, done: true})
@@ -237,6 +281,7 @@ func (t *Transcript) Apply(ev agent.Event) {
 			it.output = blocksText(ev.Output.Content)
 			it.details = ev.Output.Details
 			it.images = imagesOf(ev.Output.Content)
+			t.placeImages(it)
 		}
 		it.isError, it.done, it.running = ev.IsError, true, false
 		it.touch()
@@ -390,8 +435,10 @@ func (t *Transcript) TakeCommitted(width int) []string {
 		it := t.items[t.committed]
 		out = append(out, "")
 		out = append(out, it.render(&t.ctx, width)...)
-		for _, img := range it.images {
-			out = append(out, imageLines(img, t.img, width)...)
+		if t.ctx.kitty == nil { // with placeholders render drew them
+			for _, img := range it.images {
+				out = append(out, imageLines(img, t.img, width)...)
+			}
 		}
 		it.dropCache(&t.ctx) // printed once: never drawn again
 		t.committed++
