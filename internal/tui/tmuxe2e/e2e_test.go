@@ -4,8 +4,11 @@ package tmuxe2e_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -431,4 +434,36 @@ func TestE2EReload(t *testing.T) {
 	}
 	e.text("/revi")
 	e.waitFor("Review the diff", 5*time.Second)
+}
+
+// TestE2EImageInRegularMode: a read of a PNG prints the image sequence
+// into the scrollback (tmux drops it without passthrough); the screen
+// around it stays intact: no stray base64, the answer after it in place.
+func TestE2EImageInRegularMode(t *testing.T) {
+	for _, proto := range []string{"iterm2", "kitty"} {
+		t.Run(proto, func(t *testing.T) {
+			e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{
+				{ToolCalls: []llmtest.Block{{Type: "toolCall", Name: "read", Args: json.RawMessage(`{"path":"shot.png"}`)}}},
+				{Text: "The picture is a red square."},
+			}}, map[string]any{"tuiMode": "regular"})
+			e.extraEnv = append(e.extraEnv, "RELAY_IMAGE_PROTOCOL="+proto)
+			var buf bytes.Buffer
+			im := image.NewRGBA(image.Rect(0, 0, 64, 64))
+			for i := range im.Pix {
+				im.Pix[i] = 0xff
+			}
+			png.Encode(&buf, im)
+			os.WriteFile(filepath.Join(e.cwd, "shot.png"), buf.Bytes(), 0o644)
+			e.start()
+			e.text("describe shot.png")
+			e.keys("Enter")
+			s := e.waitFor("The picture is a red square.", 10*time.Second)
+			if strings.Contains(s, "iVBOR") || strings.Contains(s, "1337;") || strings.Contains(s, "_G") {
+				t.Errorf("image data leaked onto the screen:\n%s", s)
+			}
+			if !strings.Contains(s, "describe shot.png") || !strings.Contains(s, "────") || !strings.Contains(s, "[image image/png]") {
+				t.Errorf("screen damaged:\n%s", s)
+			}
+		})
+	}
 }
