@@ -236,7 +236,7 @@ func (s *Server) prompt(c *command) (any, error) {
 			} else if text != "" {
 				s.notify(text, "info")
 			}
-		})
+		}, func(err error) { s.notify(err.Error(), "error") })
 		return handled, nil
 	}
 	if rt.IsStreaming() {
@@ -277,7 +277,7 @@ func (s *Server) prompt(c *command) (any, error) {
 			err = errors.New("prompt finished without starting a run")
 		}
 		signal(err)
-	})
+	}, func(err error) { unsub(); signal(err) })
 	if err := <-began; err != nil {
 		return nil, err
 	}
@@ -329,7 +329,7 @@ func (s *Server) compact(c *command) {
 		}()
 		res, err := s.rt.Compact(ctx, c.CustomInstructions)
 		s.reply(c, res, err)
-	})
+	}, func(err error) { s.reply(c, nil, err) })
 }
 
 func (s *Server) bash(c *command) {
@@ -345,7 +345,7 @@ func (s *Server) bash(c *command) {
 			err = s.recordBash(pendingBash{command: c.Command, res: res, exclude: c.ExcludeFromContext})
 		}
 		s.reply(c, res, err)
-	})
+	}, func(err error) { s.reply(c, nil, err) })
 }
 
 func texts(ms []llm.Message) []string {

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -176,6 +177,13 @@ func (s *Server) reply(c *command, data any, err error) { s.send(c.ID, c.Type, d
 
 func (s *Server) handle(line []byte) {
 	var c command
+	defer func() {
+		// A failing handler answers its command instead of ending the
+		// connection, like a thrown error in the original.
+		if p := recover(); p != nil {
+			s.send(c.ID, c.Type, nil, fmt.Errorf("internal error: %v", p))
+		}
+	}()
 	if err := json.Unmarshal(line, &c); err != nil {
 		var head struct {
 			ID   *string `json:"id"`
@@ -214,11 +222,17 @@ var (
 	errUnknown = errors.New("unknown command")
 )
 
-// async runs fn off the read loop; Serve waits for it at shutdown.
-func (s *Server) async(fn func()) {
+// async runs fn off the read loop; Serve waits for it at shutdown. A
+// panic in fn is reported through failed instead of ending the process.
+func (s *Server) async(fn func(), failed func(error)) {
 	s.runs.Add(1)
 	go func() {
 		defer s.runs.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				failed(fmt.Errorf("internal error: %v", p))
+			}
+		}()
 		fn()
 	}()
 }
