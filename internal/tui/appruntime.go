@@ -275,14 +275,15 @@ func (a *AppRuntime) SaveEnabledModels(ids []string) error {
 func (a *AppRuntime) Setting(key string) any {
 	a.mu.Lock()
 	v, ok := a.changed[key]
+	st := a.Settings // replaced by /reload
 	a.mu.Unlock()
 	if ok {
 		return v
 	}
-	if a.Settings == nil {
+	if st == nil {
 		return nil
 	}
-	b, err := json.Marshal(a.Settings)
+	b, err := json.Marshal(st)
 	if err != nil {
 		return nil
 	}

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -12,12 +14,22 @@ import (
 // Confirm from the agent goroutine, the UI shows a y/n dialog, and Confirm
 // returns the answer. It implements app.Approver.
 type Approver struct {
-	reqs chan *confirmReq
+	reqs     chan *confirmReq
+	done     chan struct{} // closed when the UI has gone
+	doneOnce sync.Once
 }
 
 // NewApprover returns an approver to install with rt.SetApprover and to
 // hand to the UI in Options.Approver.
-func NewApprover() *Approver { return &Approver{reqs: make(chan *confirmReq)} }
+func NewApprover() *Approver {
+	return &Approver{reqs: make(chan *confirmReq), done: make(chan struct{})}
+}
+
+// errUIClosed answers questions asked after the UI has exited.
+var errUIClosed = errors.New("the interactive UI has closed")
+
+// Close makes pending and later questions fail (Run calls it on exit).
+func (a *Approver) Close() { a.doneOnce.Do(func() { close(a.done) }) }
 
 type confirmReq struct {
 	ctx            context.Context
@@ -33,12 +45,16 @@ func (a *Approver) Confirm(ctx context.Context, title, message string) (bool, er
 	case a.reqs <- r:
 	case <-ctx.Done():
 		return false, ctx.Err()
+	case <-a.done:
+		return false, errUIClosed
 	}
 	select {
 	case ok := <-r.reply:
 		return ok, nil
 	case <-ctx.Done():
 		return false, ctx.Err()
+	case <-a.done:
+		return false, errUIClosed
 	}
 }
 

@@ -95,3 +95,11 @@ func TestApproverQueuesAndDropsAborted(t *testing.T) {
 		t.Fatalf("second: %v %v", a.ok, a.err)
 	}
 }
+
+func TestApproverAfterUIExit(t *testing.T) {
+	ap := tui.NewApprover()
+	ap.Close()
+	if ok, err := ap.Confirm(context.Background(), "t", "m"); ok || err == nil {
+		t.Fatalf("got %v %v", ok, err)
+	}
+}

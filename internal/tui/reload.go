@@ -19,16 +19,14 @@ func appReload(rt *app.Runtime, ar *AppRuntime, o AppOptions) func() (ReloadResu
 		cwd := rt.Session().Cwd()
 		ro := resourceOptions(rt, o)
 		st, diags := settings.Load(settings.LoadOptions{AgentDir: o.AgentDir, Cwd: cwd, ProjectTrusted: ro.ProjectTrusted})
-		// Flags that beat settings for this run keep doing so.
+		// The mode cannot change while running; the settings files' theme
+		// wins over a --theme flag from now on.
 		if o.Settings != nil {
 			st.TUIMode = o.Settings.TUIMode
 		}
 		fresh := OptionsFromSettings(st, o.AgentDir)
 		r := ReloadResult{Keymap: fresh.Keymap, CustomThemes: fresh.CustomThemes, ThemeSetting: fresh.ThemeSetting,
 			Warnings: fresh.StartupWarnings, Settings: &fresh}
-		if o.Settings != nil && o.Settings.Theme != st.Theme && ar.Setting("theme") == nil {
-			r.ThemeSetting = st.Theme
-		}
 		for _, d := range diags {
 			r.Warnings = append(r.Warnings, d.String())
 		}
@@ -185,7 +183,7 @@ func (m *Model) applyLive(n *Options) (changed []string) {
 	set("terminal.hyperlinks", o.Hyperlinks != n.Hyperlinks, func() { o.Hyperlinks = n.Hyperlinks; rerender = true })
 	img := n.Images
 	img.Placeholders = m.fullscreen && img.Protocol == transcript.ProtocolKitty
-	set("terminal images", o.Images != img, func() { o.Images = img; m.tr.SetImages(img) })
+	set("terminal.images", o.Images != img, func() { o.Images = img; m.tr.SetImages(img) })
 	if n.Fullscreen != o.Fullscreen {
 		changed = append(changed, "tuiMode (applies at the next start)")
 	}

@@ -20,6 +20,9 @@ func Run(ctx context.Context, rt Runtime, o Options) error {
 	if o.Notices != nil {
 		defer o.Notices(m.Notify)()
 	}
+	if o.Approver != nil {
+		defer o.Approver.Close()
+	}
 	p := tea.NewProgram(m, programOptions(ctx, o)...)
 	_, err := p.Run()
 	if err != nil && ctx.Err() != nil {
