@@ -467,3 +467,60 @@ func TestE2EImageInRegularMode(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EFullscreenImageScroll: fullscreen kitty images are placeholder
+// cells (tmux shows the placeholder glyphs; the image data itself never
+// reaches the screen). Scrolling them out and back keeps every row
+// consistent: whole image rows, nothing left behind.
+func TestE2EFullscreenImageScroll(t *testing.T) {
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 160, 80))) // 20 x 5 cells
+	var long strings.Builder
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&long, "filler line %d\n\n", i)
+	}
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{
+		{ToolCalls: []llmtest.Block{{Type: "toolCall", Name: "read", Args: json.RawMessage(`{"path":"shot.png"}`)}}},
+		{Text: long.String() + "End of the long answer."},
+	}}, map[string]any{"terminal": map[string]any{"imageWidthCells": 20}})
+	e.extraEnv = append(e.extraEnv, "RELAY_IMAGE_PROTOCOL=kitty")
+	os.WriteFile(filepath.Join(e.cwd, "shot.png"), buf.Bytes(), 0o644)
+	e.start()
+	e.text("describe shot.png")
+	e.keys("Enter")
+	e.waitFor("End of the long answer.", 10*time.Second)
+	count := func(s string) (rows int) {
+		for _, l := range strings.Split(s, "\n") {
+			if n := strings.Count(l, "\U0010EEEE"); n > 0 {
+				rows++
+				if n != 20 {
+					t.Errorf("image row with %d cells: %q", n, l)
+				}
+			}
+		}
+		return rows
+	}
+	if n := count(e.screen()); n != 0 {
+		t.Fatalf("image rows visible at the bottom: %d\n%s", n, e.screen())
+	}
+	seen := 0
+	for i := 0; i < 12 && seen < 5; i++ {
+		e.keys("PageUp")
+		time.Sleep(150 * time.Millisecond)
+		seen = max(seen, count(e.screen()))
+	}
+	if seen != 5 {
+		t.Fatalf("image never fully visible (max %d rows):\n%s", seen, e.screen())
+	}
+	for i := 0; i < 14; i++ {
+		e.keys("PageDown")
+	}
+	s := e.waitFor("End of the long answer.", 5*time.Second)
+	time.Sleep(150 * time.Millisecond)
+	if n := count(e.screen()); n != 0 {
+		t.Errorf("image rows left behind after scrolling back: %d\n%s", n, s)
+	}
+	if strings.Contains(e.screen(), "iVBOR") {
+		t.Error("image data on screen")
+	}
+}
