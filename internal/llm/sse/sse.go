@@ -40,6 +40,7 @@ type Reader struct {
 	end     int // end of valid bytes in buf
 	err     error
 	skipLF  bool // the previous line ended in CR; a following LF belongs to it
+	noCR    int  // buf[start:noCR] holds no CR (see firstCR)
 	bomDone bool
 
 	// data is the event's data: while the event has a single data line it
@@ -59,7 +60,7 @@ type Reader struct {
 
 const (
 	initialBuf = 16 << 10
-	maxRead    = 32 << 10 // most bytes a fill asks its source for
+	maxRead    = 16 << 10 // most bytes a fill asks its source for
 	// maxPooled is the largest read buffer Release keeps for the next
 	// reader; larger ones (a single line of many megabytes) go to the GC.
 	maxPooled = 16 << 20
@@ -101,7 +102,7 @@ func (r *Reader) Release() {
 		b := r.buf[:cap(r.buf)]
 		bufPool.Put(&b)
 	}
-	r.buf, r.start, r.end = nil, 0, 0
+	r.buf, r.start, r.end, r.noCR = nil, 0, 0, 0
 	r.data, r.own, r.aliased, r.hasData = nil, nil, false, false
 	r.err, r.bomDone = errReleased, true
 }
@@ -177,11 +178,16 @@ func (r *Reader) field(line []byte) {
 		return // comment
 	}
 	name, value := line, []byte(nil)
-	if i := bytes.IndexByte(line, ':'); i >= 0 {
+	if len(line) >= 5 && string(line[:5]) == "data:" {
+		// The usual fields need no search for the colon.
+		name, value = line[:4], line[5:]
+	} else if len(line) >= 6 && string(line[:6]) == "event:" {
+		name, value = line[:5], line[6:]
+	} else if i := bytes.IndexByte(line, ':'); i >= 0 {
 		name, value = line[:i], line[i+1:]
-		if len(value) > 0 && value[0] == ' ' {
-			value = value[1:]
-		}
+	}
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
 	}
 	switch string(name) {
 	case "data":
@@ -240,9 +246,15 @@ func (r *Reader) readLine() (line []byte, terminated bool, err error) {
 			}
 			r.skipLF = false
 		}
-		avail := r.buf[r.start+scanned : r.end]
-		if i := indexEOL(avail); i >= 0 {
-			i += r.start + scanned
+		from, eol := r.start+scanned, r.end
+		if i := bytes.IndexByte(r.buf[from:r.end], '\n'); i >= 0 {
+			eol = from + i
+		}
+		if cr := r.firstCR(from, eol); cr >= 0 {
+			eol = cr
+		}
+		if eol < r.end {
+			i := eol
 			line = r.buf[r.start:i]
 			if r.buf[i] == '\r' {
 				if i+1 < r.end {
@@ -292,6 +304,7 @@ func (r *Reader) fill() {
 	}
 	if r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
+		r.noCR = max(0, r.noCR-r.start)
 		r.start, r.end = 0, n
 	}
 	if r.end == len(r.buf) {
@@ -316,16 +329,30 @@ func (r *Reader) fill() {
 	r.err = io.ErrNoProgress
 }
 
-// indexEOL returns the index of the first CR or LF in b, or -1.
-func indexEOL(b []byte) int {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		return bytes.IndexByte(b, '\r')
+// firstCR returns the index in buf of the first CR in buf[from:limit], or
+// -1. Streams rarely use CRs, so instead of looking for one in every line
+// it remembers how far buf is known to hold none (noCR) and looks again
+// only past that.
+func (r *Reader) firstCR(from, limit int) int {
+	if r.noCR < from {
+		// buf[start:from] holds no line ending at all.
+		r.noCR = from
 	}
-	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
-		return j
+	if r.noCR >= limit {
+		return -1
 	}
-	return i
+	if r.buf[r.noCR] != '\r' {
+		j := bytes.IndexByte(r.buf[r.noCR:r.end], '\r')
+		if j < 0 {
+			r.noCR = r.end
+			return -1
+		}
+		r.noCR += j
+	}
+	if r.noCR >= limit {
+		return -1
+	}
+	return r.noCR
 }
 
 // ErrIdleTimeout is matched (errors.Is) by the error of an idle reader whose

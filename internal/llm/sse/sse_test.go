@@ -186,3 +186,61 @@ func TestReaderRawAcrossRefills(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderMixedLineEndings mixes LF, CR and CRLF endings (one stream may
+// switch) over many read sizes.
+func TestReaderMixedLineEndings(t *testing.T) {
+	ends := []string{"\n", "\r", "\r\n"}
+	var in strings.Builder
+	var want []string
+	seed := 7
+	next := func(n int) int { seed = (seed*1103515245 + 12345) & 0x7fffffff; return seed % n }
+	prev := ""
+	end := func() string {
+		// A CR then an LF would be one CRLF ending.
+		e := ends[next(3)]
+		for prev == "\r" && e == "\n" {
+			e = ends[next(3)]
+		}
+		prev = e
+		return e
+	}
+	for i := range 300 {
+		d := strings.Repeat("d", next(500))
+		if i%5 == 0 {
+			d += "\n" + strings.Repeat("e", next(40))
+		}
+		want = append(want, d)
+		in.WriteString("event: e" + end())
+		for _, line := range strings.Split(d, "\n") {
+			in.WriteString("data: " + line + end())
+		}
+		in.WriteString(end())
+	}
+	for _, sizes := range [][]int{{1}, {2, 3}, {100, 1}, {4096}, {1 << 20}} {
+		r := NewReader(&chunkReader{s: in.String(), sizes: sizes})
+		for i := 0; ; i++ {
+			ev, data, err := r.NextRaw()
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("sizes %v: %d events, want %d", sizes, i, len(want))
+				}
+				break
+			}
+			if err != nil || ev != "e" || string(data) != want[i] {
+				t.Fatalf("sizes %v: event %d: %q %v (%d bytes, want %d)", sizes, i, ev, err, len(data), len(want[i]))
+			}
+		}
+	}
+}
+
+func TestReaderFieldNames(t *testing.T) {
+	got, err := readAll(t, strings.NewReader("id:x:y\ndata:a:b\nevent:e:f\ndat:z\nretry:5\ndata\n\n"))
+	want := []Event{{Event: "e:f", Data: "a:b\n", ID: "x:y", Retry: 5}}
+	if err != io.EOF {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
