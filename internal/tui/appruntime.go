@@ -48,6 +48,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.OpenResume = o.Resume
 	if len(o.Inputs) > 0 {
 		opts.InitialPrompt = o.Inputs[0].Text
+		opts.InitialImages = o.Inputs[0].Images
 	}
 	opts.OnCommand = ar.command
 	// Laya's routing state: the status line shows the routed task and any

@@ -74,3 +74,29 @@ func TestRegularModePrintsImages(t *testing.T) {
 		}
 	}
 }
+
+// Images given with the first prompt (@file on the command line) and
+// pasted ones reach the runtime and are drawn in the user message.
+func TestPromptImagesAreDrawn(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Images = transcript.ImageOptions{Protocol: transcript.ProtocolKitty, WidthCells: 20}
+	o.InitialPrompt = "what is this"
+	o.InitialImages = []llm.ImageContent{*pngImage(t)}
+	d := start(t, f, o, 80, 24)
+	if f.LastImages() != 1 || !hasCall(f, "Prompt what is this") {
+		t.Fatalf("images %d, calls %v", f.LastImages(), f.CallLog())
+	}
+	if n := strings.Count(strings.Join(d.Printed, "\n"), "\x1b_Ga=T,"); n != 1 {
+		t.Fatalf("%d images printed", n)
+	}
+	img := pngImage(t)
+	d.Send(tui.ClipboardImageMsg(img.Data, img.MimeType))
+	d.Press("enter")
+	if f.LastImages() != 1 {
+		t.Fatalf("pasted image not sent: %v", f.CallLog())
+	}
+	if n := strings.Count(strings.Join(d.Printed, "\n"), "\x1b_Ga=T,"); n != 2 {
+		t.Fatalf("%d images printed after paste", n)
+	}
+}

@@ -279,13 +279,17 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.OpenResume {
 		cmds = append(cmds, m.openResume())
 	}
-	if p := strings.TrimSpace(m.opts.InitialPrompt); p != "" {
-		cmds = append(cmds, func() tea.Msg { return submitMsg{p} })
+	if p := strings.TrimSpace(m.opts.InitialPrompt); p != "" || len(m.opts.InitialImages) > 0 {
+		imgs := m.opts.InitialImages
+		cmds = append(cmds, func() tea.Msg { return submitMsg{p, imgs} })
 	}
 	return tea.Batch(cmds...)
 }
 
-type submitMsg struct{ text string }
+type submitMsg struct {
+	text   string
+	images []llm.ImageContent // @file images of the initial prompt
+}
 
 func tick() tea.Cmd {
 	return tea.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
@@ -346,7 +350,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case statusMsg:
 		m.setStatus(string(msg), false)
 	case submitMsg:
-		cmds = append(cmds, m.submit(msg.text))
+		if len(msg.images) > 0 {
+			cmds = append(cmds, m.prompt(msg.text, msg.images))
+		} else {
+			cmds = append(cmds, m.submit(msg.text))
+		}
 	case sessionsMsg:
 		if p, ok := m.overlay.(*resumePicker); ok {
 			p.setItems(msg.items, msg.err)

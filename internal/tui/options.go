@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
 	"github.com/relay-agent/relay/internal/tui/keymap"
 	"github.com/relay-agent/relay/internal/tui/theme"
@@ -95,6 +96,9 @@ type Options struct {
 
 	History       []string // prompt history, oldest first
 	InitialPrompt string   // submitted on start
+	// InitialImages go with InitialPrompt (images given as @file on the
+	// command line).
+	InitialImages []llm.ImageContent
 
 	// Test hooks.
 	Input       io.Reader

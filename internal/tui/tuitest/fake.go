@@ -143,6 +143,13 @@ func (f *Fake) Prompt(ctx context.Context, text string, images []llm.ImageConten
 	f.mu.Unlock()
 	defer func() { f.mu.Lock(); f.streaming = false; f.mu.Unlock() }()
 	user := &llm.UserMessage{Content: llm.StringContent(text)}
+	if len(images) > 0 {
+		blocks := llm.Blocks{&llm.TextContent{Text: text}}
+		for i := range images {
+			blocks = append(blocks, &images[i])
+		}
+		user.Content = llm.Content{Blocks: blocks}
+	}
 	f.Emit(agent.Event{Type: agent.AgentStart})
 	f.Emit(agent.Event{Type: agent.MessageStart, Message: user})
 	f.Emit(agent.Event{Type: agent.MessageEnd, Message: user})
