@@ -200,8 +200,9 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		return 1, err
 	}
 	defer rt.Close()
-	rt.SetResources(app.LoadResources(app.ResourceOptions{Settings: st, Cwd: cwd, AgentDir: agentDir, ProjectTrusted: trust.Trusted,
-		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts}))
+	resOpts := app.ResourceOptions{Settings: st, Cwd: cwd, AgentDir: agentDir, ProjectTrusted: trust.Trusted,
+		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts}
+	rt.SetResources(app.LoadResources(resOpts))
 	for _, d := range rt.Resources().Diagnostics {
 		fmt.Fprintln(stderr, "Warning:", d)
 	}
@@ -269,7 +270,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 			st.QuietStartup = settings.QuietStartup{}
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: agentDir, Inputs: plain, Resume: a.Resume,
-			Stdout: stdout, Registry: reg, Version: Version}); err != nil {
+			Stdout: stdout, Registry: reg, Version: Version, Resources: &resOpts}); err != nil {
 			return 1, err
 		}
 	}
