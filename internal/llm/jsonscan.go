@@ -237,6 +237,46 @@ func (p *Scanner) StringView() (string, bool) {
 	return p.str()
 }
 
+// HoleString is StringView for the string token of a hole that
+// Template.Match found in the scanner's input: its end is known, so it is
+// not looked for again.
+func (p *Scanner) HoleString(h Hole) (string, bool) {
+	if h.Kind != HoleString || h.Start < 0 || h.End-h.Start < 2 || h.End > len(p.s) ||
+		p.s[h.Start] != '"' || p.s[h.End-1] != '"' {
+		return "", false
+	}
+	seg := p.s[h.Start+1 : h.End-1]
+	k := strings.IndexByte(seg, '\\')
+	if k < 0 {
+		if !plainASCII(seg) && !validText(seg) {
+			return "", false
+		}
+		p.i = h.End
+		return seg, true
+	}
+	plain := h.Start + 1
+	if plainASCII(seg[:k]) {
+		plain += k
+	}
+	s, ok := p.escaped(h.Start+1, plain)
+	if !ok || p.i != h.End {
+		return "", false
+	}
+	return s, true
+}
+
+// validText reports whether the content of a string token without
+// escapes is acceptable: no control characters, valid UTF-8 (invalid
+// UTF-8 is left to encoding/json, which substitutes U+FFFD).
+func validText(seg string) bool {
+	for k := 0; k < len(seg); k++ {
+		if seg[k] < 0x20 {
+			return false
+		}
+	}
+	return utf8.ValidString(seg)
+}
+
 func (p *Scanner) str() (string, bool) {
 	if p.peek() != '"' {
 		return "", false
@@ -264,16 +304,8 @@ func (p *Scanner) str() (string, bool) {
 	if strings.IndexByte(seg, '\\') >= 0 {
 		return p.escaped(start, start)
 	}
-	if !plainASCII(seg) {
-		for k := 0; k < len(seg); k++ {
-			if seg[k] < 0x20 {
-				return "", false
-			}
-		}
-		// Invalid UTF-8 is left to encoding/json (it substitutes U+FFFD).
-		if !utf8.ValidString(seg) {
-			return "", false
-		}
+	if !plainASCII(seg) && !validText(seg) {
+		return "", false
 	}
 	p.i = start + j + 1
 	return seg, true

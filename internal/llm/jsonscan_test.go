@@ -74,8 +74,20 @@ func TestScannerObject(t *testing.T) {
 func FuzzScannerString(f *testing.F) {
 	f.Add(`"a\u00e9\ud83d\ude00\n"`)
 	f.Add(`"\ud800\udc00\ud800"`)
+	f.Add(`"0123456789abcde\n"`)
+	f.Add("\"ctl\x01\\n\"")
 	f.Fuzz(func(t *testing.T, in string) {
 		var p Scanner
+		if len(in) > 0 && in[0] == '"' && stringEnd(in, 0) == len(in) {
+			// A whole token: HoleString must agree with String.
+			p.Reset(in)
+			hs, hok := p.HoleString(Hole{Start: 0, End: len(in), Kind: HoleString})
+			p.Reset(in)
+			s, ok := p.String()
+			if hok != ok || hs != s {
+				t.Fatalf("%q: HoleString %q %v, String %q %v", in, hs, hok, s, ok)
+			}
+		}
 		p.Reset(in)
 		got, ok := p.String()
 		if !ok || !p.End() {

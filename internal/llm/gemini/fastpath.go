@@ -150,9 +150,8 @@ func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
 	for i, h := range spans {
 		switch role := d.tmplRoles[i]; role {
 		case holeText:
-			p.SetPos(h.Start)
-			s, ok := p.StringView()
-			if !ok || p.Pos() != h.End {
+			s, ok := p.HoleString(h)
+			if !ok {
 				return false
 			}
 			text = s

@@ -64,6 +64,9 @@ type streamState struct {
 	cur      int  // open text or thinking block, -1 when none
 	thinking bool // cur is a thinking block
 	finished bool
+	usage    usageMetadata // the counts last priced
+	priced   llm.Usage     // and the usage they gave
+	hasUsage bool
 }
 
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
@@ -130,7 +133,10 @@ func (st *streamState) apply(ch *chunk) {
 	if ch.ModelVersion != "" && msg.ResponseModel == "" && ch.ModelVersion != msg.Model {
 		b.SetResponseModel(strings.Clone(ch.ModelVersion))
 	}
-	if u := ch.UsageMetadata; u != nil {
+	if u := ch.UsageMetadata; u != nil && (!st.hasUsage || *u != st.usage || msg.Usage != st.priced) {
+		// Most chunks repeat the counts of the previous one: pricing them
+		// again would give the same usage.
+		st.usage = *u
 		// promptTokenCount includes the cached part; thoughts are billed as output.
 		b.SetUsage(llm.Usage{
 			Input:     max(0, u.PromptTokenCount-u.CachedContentTokenCount),
@@ -138,6 +144,7 @@ func (st *streamState) apply(ch *chunk) {
 			CacheRead: u.CachedContentTokenCount,
 			Reasoning: u.ThoughtsTokenCount,
 		})
+		st.priced, st.hasUsage = msg.Usage, true
 	}
 	if len(ch.Candidates) == 0 {
 		if pf := ch.PromptFeedback; pf != nil && pf.BlockReason != "" {

@@ -120,10 +120,8 @@ func (d *fastDecoder) matchTemplate(data []byte, f *fastChunk) bool {
 	}
 	p := &d.p
 	p.ResetBytes(data)
-	h := spans[d.tmplText]
-	p.SetPos(h.Start)
-	s, ok := p.StringView()
-	if !ok || p.Pos() != h.End {
+	s, ok := p.HoleString(spans[d.tmplText])
+	if !ok {
 		return false
 	}
 	*f = d.tmplChunk

@@ -179,10 +179,8 @@ func (d *fastDecoder) matchTemplate(data []byte, e *event) bool {
 	}
 	p := &d.p
 	p.ResetBytes(data)
-	h := spans[d.tmplDelta]
-	p.SetPos(h.Start)
-	s, ok := p.StringView()
-	if !ok || p.Pos() != h.End {
+	s, ok := p.HoleString(spans[d.tmplDelta])
+	if !ok {
 		return false
 	}
 	*e = event{Type: d.tmplType, Delta: s}
