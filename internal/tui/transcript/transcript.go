@@ -322,6 +322,19 @@ func (t *Transcript) toolItem(id, name string) *item {
 	return it
 }
 
+// newToolCall returns the block of a tool call the model is making now.
+// Call ids are only unique within one turn (some OpenAI-compatible servers
+// number them call_0, call_1, … every turn), so a finished block with the
+// same id belongs to an earlier call and must not be reused.
+func (t *Transcript) newToolCall(id, name string) *item {
+	if it, ok := t.tools[id]; ok && !it.done && it.toolName == name {
+		return it
+	}
+	it := t.add(&item{kind: KindTool, toolID: id, toolName: name})
+	t.tools[id] = it
+	return it
+}
+
 func (t *Transcript) applyDelta(e *llm.AssistantEvent) {
 	if t.current == nil {
 		t.current = map[int]*item{}
@@ -361,7 +374,7 @@ func (t *Transcript) applyDelta(e *llm.AssistantEvent) {
 			it.touch()
 		}
 	case llm.EventToolCallStart:
-		ti := t.toolItem(e.ID, e.ToolName)
+		ti := t.newToolCall(e.ID, e.ToolName)
 		t.current[e.ContentIndex] = ti
 	case llm.EventToolCallDelta:
 		if it != nil && e.PartialArgs != nil {
@@ -370,7 +383,11 @@ func (t *Transcript) applyDelta(e *llm.AssistantEvent) {
 		}
 	case llm.EventToolCallEnd:
 		if e.ToolCall != nil {
-			ti := t.toolItem(e.ToolCall.ID, e.ToolCall.Name)
+			ti := it
+			if ti == nil || ti.kind != KindTool {
+				ti = t.newToolCall(e.ToolCall.ID, e.ToolCall.Name)
+				t.current[e.ContentIndex] = ti
+			}
 			ti.args = e.ToolCall.Arguments
 			ti.touch()
 		}
@@ -396,7 +413,10 @@ func (t *Transcript) finishAssistant(m *llm.AssistantMessage) {
 				it.buf.WriteString(b.Thinking)
 			}
 		case *llm.ToolCall:
-			ti := t.toolItem(b.ID, b.Name)
+			ti := it
+			if ti == nil || ti.kind != KindTool {
+				ti = t.newToolCall(b.ID, b.Name)
+			}
 			ti.args = b.Arguments
 			ti.touch()
 		}

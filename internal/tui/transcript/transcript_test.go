@@ -230,3 +230,29 @@ func BenchmarkFirstSearch10k(b *testing.B) {
 		tr.Search("question 9998")
 	}
 }
+
+// Some servers reuse tool call ids across turns (call_1 every time): each
+// call must still get its own block instead of overwriting the first one.
+func TestReusedToolCallIDsGetOwnBlocks(t *testing.T) {
+	tr := newT()
+	for _, name := range []string{"write", "edit", "bash"} {
+		args := json.RawMessage(`{"path":"a.txt"}`)
+		tr.Apply(agent.Event{Type: agent.MessageStart, Message: &llm.AssistantMessage{}})
+		tr.Apply(agent.Event{Type: agent.MessageUpdate, AssistantEvent: &llm.AssistantEvent{Type: llm.EventToolCallStart, ContentIndex: 0, ID: "call_1", ToolName: name}})
+		tr.Apply(agent.Event{Type: agent.MessageUpdate, AssistantEvent: &llm.AssistantEvent{Type: llm.EventToolCallEnd, ContentIndex: 0, ToolCall: &llm.ToolCall{ID: "call_1", Name: name, Arguments: args}}})
+		tr.Apply(agent.Event{Type: agent.MessageEnd, Message: &llm.AssistantMessage{StopReason: llm.StopToolUse, Content: llm.Blocks{&llm.ToolCall{ID: "call_1", Name: name, Arguments: args}}}})
+		tr.Apply(agent.Event{Type: agent.ToolExecutionStart, ToolCallID: "call_1", ToolName: name, Args: args})
+		tr.Apply(agent.Event{Type: agent.ToolExecutionEnd, ToolCallID: "call_1", ToolName: name,
+			Output: &agent.ToolOutput{Content: llm.Blocks{&llm.TextContent{Text: name + " ok"}}}})
+	}
+	var got []string
+	for _, it := range tr.items {
+		if it.kind == KindTool {
+			got = append(got, it.toolName+":"+it.output)
+		}
+	}
+	want := []string{"write:write ok", "edit:edit ok", "bash:bash ok"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("tool blocks = %q, want %q", got, want)
+	}
+}
