@@ -164,14 +164,8 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	}
 	m.ed.Placeholder = ""
 	m.refreshInfo()
-	msgs := rt.ContextMessages()
-	if !o.Fullscreen && len(msgs) > regularHistory {
-		// Regular mode prints history into the terminal's scrollback once;
-		// a long session shows only its end there.
-		m.tr.AddNotice(fmt.Sprintf("… %d earlier messages not shown (fullscreen mode shows the whole session)", len(msgs)-regularHistory))
-		msgs = msgs[len(msgs)-regularHistory:]
-	}
-	m.tr.AddMessages(msgs)
+	// The header comes first, as on a fresh start; a resumed session's
+	// history follows it.
 	if !o.QuietStartup {
 		m.tr.AddNotice(m.header())
 		if !o.HeaderOnly {
@@ -180,6 +174,14 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 			}
 		}
 	}
+	msgs := rt.ContextMessages()
+	if !o.Fullscreen && len(msgs) > regularHistory {
+		// Regular mode prints history into the terminal's scrollback once;
+		// a long session shows only its end there.
+		m.tr.AddNotice(fmt.Sprintf("… %d earlier messages not shown (fullscreen mode shows the whole session)", len(msgs)-regularHistory))
+		msgs = msgs[len(msgs)-regularHistory:]
+	}
+	m.tr.AddMessages(msgs)
 	for _, w := range append(append([]string{}, o.StartupWarnings...), o.ThemeErrors...) {
 		m.tr.AddError(w)
 	}

@@ -563,3 +563,18 @@ func TestForkCloneCompact(t *testing.T) {
 		t.Errorf("compaction notice missing: %q", d.Printed)
 	}
 }
+
+// A resumed session shows the header above its history, as a fresh start
+// does, not in the middle of the transcript after the old messages.
+func TestResumedHistoryFollowsHeader(t *testing.T) {
+	f := tuitest.NewFake()
+	f.Messages = []llm.Message{&llm.UserMessage{Content: llm.StringContent("earlier question")}}
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 70, 16)
+	fr := d.Frame()
+	h, q := strings.Index(fr, "relay test"), strings.Index(fr, "earlier question")
+	if h < 0 || q < 0 || h > q {
+		t.Fatalf("header should precede history:\n%s", fr)
+	}
+}
