@@ -848,3 +848,22 @@ func TestRPCCloseWithOpenDialog(t *testing.T) {
 		t.Errorf("unanswered dialog allowed the command")
 	}
 }
+
+// Closing stdin during a run stops it promptly and keeps the session whole.
+func TestRPCCloseDuringRun(t *testing.T) {
+	stall := llmtest.Response{Text: "partial", Fault: &llmtest.Fault{Stall: llmtest.Duration(20 * time.Second)}}
+	e := newEnv(t, &llmtest.Script{ZeroLatency: true, Responses: []llmtest.Response{stall}}, nil)
+	r := rpcStart(e, model)
+	mark := len(r.seen)
+	r.ok("p1", `{"type":"prompt","message":"go"}`)
+	r.since(mark, "message_update")
+	r.send(`{"id":"b1","type":"bash","command":"sleep 20"}`)
+	began := time.Now()
+	if code := r.exitCode(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	e.checkSessions()
+}

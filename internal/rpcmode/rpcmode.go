@@ -107,12 +107,15 @@ type nullData struct{}
 
 func (nullData) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
-// Serve reads commands from in until EOF, then waits for started work and
-// returns the exit code. Closing stdin is an orderly shutdown: a prompt's
-// run, a bash command or a compaction already started finishes (dialogs
-// that can no longer be answered resolve as cancelled), records are
-// flushed, and Serve returns 0.
+// Serve reads commands from in until EOF and returns the exit code.
+// Closing stdin is an orderly shutdown: open dialogs resolve as cancelled,
+// a running prompt, bash command or compaction is aborted and answers,
+// records are flushed, and Serve returns 0.
 func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, export func(*app.Runtime, string) (string, error)) int {
+	// Every piece of work started by a command runs under ctx, so closing
+	// stdin can stop it even before it registered its own cancel.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	s := &Server{rt: rt, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: export}
 	co := agent.NewCoalescer(16*time.Millisecond, func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
 	unsub := rt.Subscribe(func(e agent.Event) {
@@ -153,7 +156,11 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 			break
 		}
 	}
+	// stdin closed: the client is gone or done. Stop the work in flight
+	// (the aborted reply is kept in the session) rather than spend tokens
+	// on a run nobody reads, then let every goroutine answer and exit.
 	s.shutdownDialogs()
+	cancel()
 	s.runs.Wait()
 	rt.Agent().WaitIdle()
 	s.flushBash()
