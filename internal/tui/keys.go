@@ -240,7 +240,7 @@ func (m *Model) interrupt() tea.Cmd {
 	if m.busy || m.bashRunning {
 		rt := m.rt
 		bash := m.bashRunning
-		m.setStatus("Aborting…", false)
+		m.setStatus(abortingStatus, false)
 		return func() tea.Msg {
 			if bash {
 				rt.AbortBash()

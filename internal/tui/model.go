@@ -475,6 +475,16 @@ func (m *Model) contentWidth() int { return max(20, m.width) }
 
 func (m *Model) setStatus(s string, isErr bool) { m.status, m.statusErr = s, isErr }
 
+// abortingStatus shows between escape and the run actually stopping.
+const abortingStatus = "Aborting…"
+
+// clearAborting drops the "Aborting…" status once nothing runs any more.
+func (m *Model) clearAborting() {
+	if m.status == abortingStatus && !m.busy && !m.bashRunning {
+		m.setStatus("", false)
+	}
+}
+
 func (m *Model) applyEvent(ev agent.Event) {
 	m.tr.Apply(ev)
 	switch ev.Type {
@@ -482,6 +492,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.busy = true
 	case agent.AgentSettled:
 		m.busy = false
+		m.clearAborting()
 		m.refreshInfo()
 	case agent.QueueUpdate:
 		m.queued = append(append([]string{}, ev.Steering...), ev.FollowUp...)
@@ -565,6 +576,7 @@ func (m *Model) runBash(command string, exclude bool) tea.Cmd {
 
 func (m *Model) finishBash(msg bashDoneMsg) {
 	m.bashRunning = false
+	m.clearAborting()
 	if msg.err != nil {
 		m.tr.AddError("!" + m.bashCmd + ": " + msg.err.Error())
 		return

@@ -130,6 +130,10 @@ func TestAbortSteerFollowUpDequeue(t *testing.T) {
 	if strings.Contains(d.Frame(), "Working") || !strings.Contains(d.Frame(), "Aborted") {
 		t.Errorf("after abort:\n%s", d.Frame())
 	}
+	// The transient status goes once the run has stopped.
+	if strings.Contains(d.Frame(), "Aborting") {
+		t.Errorf("stale Aborting… status:\n%s", d.Frame())
+	}
 }
 
 func TestModelSelectionAndCycling(t *testing.T) {
