@@ -867,3 +867,23 @@ func TestRPCCloseDuringRun(t *testing.T) {
 	}
 	e.checkSessions()
 }
+
+// new_session during a run stops the run first, as the original does.
+func TestRPCNewSessionStopsRun(t *testing.T) {
+	stall := llmtest.Response{Text: "partial", Fault: &llmtest.Fault{Stall: llmtest.Duration(20 * time.Second)}}
+	e := newEnv(t, &llmtest.Script{ZeroLatency: true, Responses: []llmtest.Response{stall}}, nil)
+	r := rpcStart(e, model)
+	mark := len(r.seen)
+	r.ok("p1", `{"type":"prompt","message":"go"}`)
+	r.since(mark, "message_update")
+	old := obj(t, r.ok("s0", `{"type":"get_state"}`))["sessionId"]
+	if d := obj(t, r.ok("ns", `{"type":"new_session"}`)); d["cancelled"] != false {
+		t.Errorf("new_session %v", d)
+	}
+	st := obj(t, r.ok("s1", `{"type":"get_state"}`))
+	if st["isStreaming"] != false || st["messageCount"] != float64(0) || st["sessionId"] == old {
+		t.Errorf("state after new_session %v", st)
+	}
+	r.close()
+	e.checkSessions()
+}
