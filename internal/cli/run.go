@@ -24,7 +24,6 @@ import (
 	"github.com/relay-agent/relay/internal/rpcmode"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
-	"github.com/relay-agent/relay/internal/tool"
 	"github.com/relay-agent/relay/internal/tool/builtin"
 	"github.com/relay-agent/relay/internal/tui"
 )
@@ -171,7 +170,10 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		core.OnEvent = func(e harness.Event) { rt.ReportHarnessEvent(e) }
 		hc = harness.New(*core)
 	}
-	reg2, active := buildTools(a, st, cwd, func() *app.Runtime { return rt })
+	reg2, active, toolWarns := buildTools(a, st, cwd, func() *app.Runtime { return rt })
+	for _, w := range toolWarns {
+		fmt.Fprintln(stderr, "Warning:", w)
+	}
 	cfg := app.Config{
 		Cwd: cwd, AgentDir: agentDir, Session: sess, Models: src, Model: model, Thinking: thinking, ScopedModels: scoped,
 		Tools: reg2, ActiveTools: active, Harness: hc,
@@ -304,67 +306,6 @@ func harnessConfig(st *settings.Settings, cwd string) *harness.Config {
 		Evidence: h.Evidence, Context: h.Context, Skills: h.Skills, ContextKeepRecent: h.ContextKeepRecent,
 		ContextBatchSize: h.ContextBatchSize, VerifyCommands: h.VerifyCommands, MaxChangedLines: h.MaxChangedLines,
 		MaxFileLines: h.MaxFileLines, Cwd: cwd}
-}
-
-// buildTools registers every built-in tool and selects the active ones:
-// defaultTools, then --tools / --no-tools / --no-builtin-tools / -xt.
-func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runtime) (*tool.Registry, []string) {
-	env := builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix,
-		ImagesAutoResize: st.Images.AutoResize, ImagesBlock: st.Images.BlockImages}
-	env.ModelSupportsImages = func() bool {
-		if r := rt(); r != nil && r.Model() != nil {
-			return r.Model().SupportsImages()
-		}
-		return true
-	}
-	env.ExtraEnv = func() []string {
-		r := rt()
-		if r == nil {
-			return nil
-		}
-		s := r.Session()
-		out := []string{"RELAY_SESSION_ID=" + s.SessionID(), "RELAY_REASONING_LEVEL=" + string(r.ThinkingLevel())}
-		if f := s.SessionFile(); f != "" {
-			out = append(out, "RELAY_SESSION_FILE="+f)
-		}
-		if m := r.Model(); m != nil {
-			out = append(out, "RELAY_PROVIDER="+m.Provider, "RELAY_MODEL="+m.ID)
-		}
-		return out
-	}
-	reg, _ := tool.NewRegistry()
-	for _, n := range builtin.Names() {
-		if t, err := builtin.New(n, env); err == nil {
-			_ = reg.Add(t)
-		}
-	}
-	active := st.DefaultTools
-	if a.ToolsSet {
-		active = a.Tools
-	}
-	if a.NoTools || a.NoBuiltin {
-		active = nil
-	}
-	if len(a.ExcludeTools) > 0 {
-		ex := map[string]bool{}
-		for _, n := range a.ExcludeTools {
-			ex[n] = true
-		}
-		var keep []string
-		for _, n := range active {
-			if !ex[n] {
-				keep = append(keep, n)
-			}
-		}
-		active = keep
-	}
-	var valid []string
-	for _, n := range active {
-		if _, ok := reg.Get(n); ok {
-			valid = append(valid, n)
-		}
-	}
-	return reg, valid
 }
 
 // systemPromptFiles resolves --system-prompt / SYSTEM.md and the addendum

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tool"
+	"github.com/relay-agent/relay/internal/tool/builtin"
+)
+
+// buildTools registers the built-in tools and selects the active ones:
+// defaultTools, then --tools / --no-tools / --no-builtin-tools / -xt.
+// Unknown names in the selection come back as warnings.
+//
+// When nothing is active the registry is left empty: the runtime declares
+// every registered tool to the model when the active list is empty, so an
+// empty registry is what makes -nt (and -nbt, -t with only unknown names,
+// defaultTools: []) send no tools at all. relay has no extension or SDK
+// tools yet, so -nbt and -nt are the same.
+func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runtime) (*tool.Registry, []string, []string) {
+	env := builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix,
+		ImagesAutoResize: st.Images.AutoResize, ImagesBlock: st.Images.BlockImages}
+	env.ModelSupportsImages = func() bool {
+		if r := rt(); r != nil && r.Model() != nil {
+			return r.Model().SupportsImages()
+		}
+		return true
+	}
+	env.ExtraEnv = func() []string {
+		r := rt()
+		if r == nil {
+			return nil
+		}
+		s := r.Session()
+		out := []string{"RELAY_SESSION_ID=" + s.SessionID(), "RELAY_REASONING_LEVEL=" + string(r.ThinkingLevel())}
+		if f := s.SessionFile(); f != "" {
+			out = append(out, "RELAY_SESSION_FILE="+f)
+		}
+		if m := r.Model(); m != nil {
+			out = append(out, "RELAY_PROVIDER="+m.Provider, "RELAY_MODEL="+m.ID)
+		}
+		return out
+	}
+	valid, warns := selectTools(a, st.DefaultTools, builtin.Names())
+	reg, _ := tool.NewRegistry()
+	if len(valid) == 0 {
+		return reg, nil, warns
+	}
+	for _, n := range builtin.Names() {
+		if t, err := builtin.New(n, env); err == nil {
+			_ = reg.Add(t)
+		}
+	}
+	return reg, valid, warns
+}
+
+// selectTools applies the tool flags to the settings' defaultTools and keeps
+// the names that exist in known.
+func selectTools(a *Args, defaults, known []string) (active, warnings []string) {
+	sel := defaults
+	if a.ToolsSet {
+		sel = a.Tools
+	}
+	if a.NoTools || a.NoBuiltin {
+		sel = nil
+	}
+	ex := map[string]bool{}
+	for _, n := range a.ExcludeTools {
+		ex[n] = true
+	}
+	isKnown := map[string]bool{}
+	for _, n := range known {
+		isKnown[n] = true
+	}
+	seen := map[string]bool{}
+	for _, n := range sel {
+		switch {
+		case !isKnown[n]:
+			warnings = append(warnings, fmt.Sprintf("unknown tool %q ignored (available: %s)", n, strings.Join(known, ", ")))
+		case ex[n] || seen[n]:
+		default:
+			seen[n] = true
+			active = append(active, n)
+		}
+	}
+	return active, warnings
+}
