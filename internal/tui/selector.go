@@ -54,6 +54,14 @@ func (s *selectList) refilter() {
 	s.selected = max(0, min(s.selected, len(s.shown)-1))
 }
 
+// filterChanged refilters after the user typed: the best (first) match is
+// selected, so typing a name and pressing enter picks what they typed, not
+// whatever row the old selection index lands on.
+func (s *selectList) filterChanged() {
+	s.selected = 0
+	s.refilter()
+}
+
 // matchWords reports whether every space-separated word of q occurs in s.
 func matchWords(s, q string) bool {
 	for _, w := range strings.Fields(q) {
@@ -95,12 +103,12 @@ func (s *selectList) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	case m.is("tui.editor.deleteCharBackward", k):
 		if r := []rune(s.filter); len(r) > 0 && !s.noFilter {
 			s.filter = string(r[:len(r)-1])
-			s.refilter()
+			s.filterChanged()
 		}
 	default:
 		if k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt) == 0 && !s.noFilter {
 			s.filter += k.Text
-			s.refilter()
+			s.filterChanged()
 		}
 	}
 	return nil
@@ -109,7 +117,7 @@ func (s *selectList) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 func (s *selectList) paste(m *Model, text string) tea.Cmd {
 	if !s.noFilter {
 		s.filter += strings.ReplaceAll(text, "\n", " ")
-		s.refilter()
+		s.filterChanged()
 	}
 	return nil
 }

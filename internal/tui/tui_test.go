@@ -582,3 +582,17 @@ func TestResumedHistoryFollowsHeader(t *testing.T) {
 		t.Fatalf("header should precede history:\n%s", fr)
 	}
 }
+
+// Typing in a selector selects the first match: "claude" + enter picks the
+// first claude model even when the cursor was further down before.
+func TestSelectorFilterSelectsFirstMatch(t *testing.T) {
+	f := tuitest.NewFake()
+	f.Models = append(f.Models, &llm.Model{ID: "claude-haiku-9", Name: "Claude Haiku", Provider: "anthropic", ContextWindow: 200000})
+	d := start(t, f, opts(), 60, 16)
+	d.Press("ctrl+l", "down", "down")
+	d.Type("claude")
+	d.Press("enter")
+	if !hasCall(f, "SetModel anthropic/claude-sonnet-5-5") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+}
