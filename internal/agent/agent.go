@@ -240,16 +240,23 @@ func (a *Agent) Run(ctx context.Context, msgs ...llm.Message) error {
 	ctx, cancel := context.WithCancel(ctx)
 	a.running, a.cancel, a.done = true, cancel, make(chan struct{})
 	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		a.running = false
-		close(a.done)
-		a.cancel, a.done = nil, nil
-		a.mu.Unlock()
-		cancel()
-	}()
 	a.settle(ctx, msgs)
+	// Idle before agent_settled, so a client that prompts on seeing it is
+	// never refused as busy; done closes after it, so Abort and WaitIdle
+	// return only once the event is out.
+	a.mu.Lock()
+	done := a.done
+	a.running = false
+	a.cancel = nil
+	a.mu.Unlock()
+	cancel()
 	a.opts.Emit(Event{Type: AgentSettled})
+	a.mu.Lock()
+	if a.done == done {
+		a.done = nil
+	}
+	a.mu.Unlock()
+	close(done)
 	return nil
 }
 
@@ -286,9 +293,12 @@ func (a *Agent) settle(ctx context.Context, msgs []llm.Message) {
 		if willRetry {
 			attempt++
 			delay := a.retryDelay(attempt, last)
+			// The wait is cancellable before it is announced, so an
+			// abort_retry sent on seeing auto_retry_start always lands.
+			wait := a.retryWait(ctx)
 			a.opts.Emit(Event{Type: AutoRetryStart, Attempt: attempt, MaxAttempts: a.opts.Retry.MaxRetries,
 				DelayMs: delay.Milliseconds(), ErrorMessage: last.ErrorMessage})
-			if !a.sleep(ctx, delay) {
+			if !a.sleep(wait, delay) {
 				a.opts.Emit(Event{Type: AutoRetryEnd, Success: false, Attempt: attempt, FinalError: "Retry cancelled"})
 				return
 			}
@@ -316,16 +326,25 @@ func (a *Agent) retryDelay(attempt int, last *llm.AssistantMessage) time.Duratio
 	return d
 }
 
-func (a *Agent) sleep(ctx context.Context, d time.Duration) bool {
+// retryWait returns a context that AbortRetry (and Abort) cancel.
+func (a *Agent) retryWait(ctx context.Context) context.Context {
 	wait, stop := context.WithCancel(ctx)
 	a.mu.Lock()
 	a.retryStop = stop
 	a.mu.Unlock()
+	return wait
+}
+
+// sleep waits d on a retryWait context and clears it.
+func (a *Agent) sleep(wait context.Context, d time.Duration) bool {
 	defer func() {
 		a.mu.Lock()
+		stop := a.retryStop
 		a.retryStop = nil
 		a.mu.Unlock()
-		stop()
+		if stop != nil {
+			stop()
+		}
 	}()
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -86,7 +86,7 @@ func (r *Runtime) CycleThinkingLevel() (llm.ThinkingLevel, bool) {
 func (r *Runtime) CycleModel(forward bool) (*llm.Model, llm.ThinkingLevel, bool, bool) {
 	scoped := r.cfg.ScopedModels
 	isScoped := len(scoped) > 0
-	if !isScoped {
+	if !isScoped && r.cfg.Models != nil {
 		for _, m := range r.cfg.Models.Available() {
 			scoped = append(scoped, ScopedModel{Model: m})
 		}

@@ -318,12 +318,16 @@ func (r *Runtime) Bash(ctx context.Context, command string, exclude bool, onChun
 	if err != nil {
 		return res, err
 	}
-	msg := &llm.BashExecutionMessage{Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,
-		Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, ExcludeFromContext: exclude, Timestamp: r.now()}
-	if _, err := r.Session().AppendMessage(msg); err != nil {
-		return res, err
+	if r.agent.IsRunning() {
+		// Appending now could split an assistant message from its tool
+		// results; the run's end is the next safe point.
+		go func() {
+			r.agent.WaitIdle()
+			_ = r.RecordBash(command, res, exclude)
+		}()
+		return res, nil
 	}
-	return res, nil
+	return res, r.RecordBash(command, res, exclude)
 }
 
 // AbortBash cancels a running user shell command.
