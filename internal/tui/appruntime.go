@@ -427,6 +427,29 @@ func (a *AppRuntime) SetLabel(entryID, label string) error {
 	return err
 }
 
+// treeMessageText is a message's one-line text in /tree: its text, the
+// names of the tools an assistant message only calls, or a ! command.
+func treeMessageText(m llm.Message) (text string, toolsOnly bool) {
+	switch m := m.(type) {
+	case *llm.AssistantMessage:
+		if strings.TrimSpace(m.Text()) == "" && len(m.ToolCalls()) > 0 {
+			var names []string
+			for _, tc := range m.ToolCalls() {
+				names = append(names, tc.Name)
+			}
+			return "(" + strings.Join(names, ", ") + ")", true
+		}
+	case *llm.BashExecutionMessage:
+		// MessageText has no text for it: the command is what tells
+		// two ! runs apart.
+		if m.ExcludeFromContext {
+			return m.Command + " (excluded from context)", false
+		}
+		return m.Command, false
+	}
+	return strings.TrimSpace(agent.MessageText(m)), false
+}
+
 // Tree lists every entry with its one-line text, current label (and the
 // label's time), and whether it is on the active branch.
 func (a *AppRuntime) Tree() []TreeNode {
@@ -461,15 +484,7 @@ func (a *AppRuntime) Tree() []TreeNode {
 		case e.Type == session.TypeMessage:
 			n.Kind = e.Role()
 			if m, err := e.Message(); err == nil && m != nil {
-				n.Text = strings.TrimSpace(agent.MessageText(m))
-				if am, ok := m.(*llm.AssistantMessage); ok && strings.TrimSpace(am.Text()) == "" && len(am.ToolCalls()) > 0 {
-					n.HasTools = true
-					var names []string
-					for _, tc := range am.ToolCalls() {
-						names = append(names, tc.Name)
-					}
-					n.Text = "(" + strings.Join(names, ", ") + ")"
-				}
+				n.Text, n.HasTools = treeMessageText(m)
 			}
 		case e.Compaction() != nil:
 			n.Text = fmt.Sprintf("Compaction (%d tokens): %s", e.Compaction().TokensBefore, firstLine(e.Compaction().Summary))
