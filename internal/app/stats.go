@@ -101,15 +101,9 @@ func (r *Runtime) contextTokens() (int, bool) {
 	msgs := r.ContextMessages()
 	stale := r.usageStale()
 	tokens := compaction.ContextTokens(msgs, stale)
-	if stale {
-		for _, m := range msgs {
-			if a, ok := m.(*llm.AssistantMessage); ok && a.StopReason != llm.StopError && a.StopReason != llm.StopAborted {
-				return tokens, true
-			}
-		}
-		return tokens, false
-	}
-	return tokens, true
+	// After a compaction or context edit the figure is an estimate until a
+	// reply reports real usage: shown as unknown, as the original does.
+	return tokens, !stale
 }
 
 // usageStale reports whether a compaction or context edit on the branch
