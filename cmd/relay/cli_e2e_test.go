@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,5 +59,66 @@ func TestCLINoToolsDeclaresNoTools(t *testing.T) {
 		if got := strings.Join(toolNames(t, reqs[n]), ","); got != tc.want {
 			t.Errorf("%v: tools %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+// runIn runs relay in dir instead of the project directory.
+func (e *env) runIn(dir string, args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	c := e.cmd(nil, args...)
+	c.Dir = dir
+	var o, er strings.Builder
+	c.Stdout, c.Stderr = &o, &er
+	err := c.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return o.String(), er.String(), code
+}
+
+func TestCLISessionFromAnotherProject(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	other := filepath.Join(filepath.Dir(e.cwd), "other")
+	os.MkdirAll(other, 0o755)
+	if _, errOut, code := e.runIn(other, "-p", model, "--session-id", "far-away", "first"); code != 0 {
+		t.Fatalf("setup: %d %s", code, errOut)
+	}
+	before := len(e.sessionFiles())
+	_, errOut, code := e.run("-p", model, "--session", "far-aw", "more")
+	if code != 1 || !strings.Contains(errOut, "belongs to another project") || !strings.Contains(errOut, "--fork far-aw") {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	if n := len(e.sessionFiles()); n != before {
+		t.Errorf("%d session files, want %d", n, before)
+	}
+	// The other project's session is untouched; --fork copies it here.
+	out, errOut, code := e.run("-p", model, "--fork", "far-aw", "more")
+	if code != 0 || out != "ok\n" {
+		t.Fatalf("fork: %d %q %q", code, out, errOut)
+	}
+	reqs := e.fake.Requests()
+	if !strings.Contains(string(reqs[len(reqs)-1].Raw), "first") {
+		t.Errorf("fork lost the history")
+	}
+}
+
+func TestCLIForkIntoExistingSessionID(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	for _, id := range []string{"src", "taken"} {
+		if _, errOut, code := e.run("-p", model, "--session-id", id, "hi"); code != 0 {
+			t.Fatalf("setup %s: %d %s", id, code, errOut)
+		}
+	}
+	_, errOut, code := e.run("-p", model, "--fork", "src", "--session-id", "taken", "x")
+	if code != 1 || !strings.HasPrefix(errOut, "Error: --session-id taken already exists") {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	if n := len(e.sessionFiles()); n != 2 {
+		t.Errorf("%d session files, want 2", n)
+	}
+	if _, errOut, code := e.run("-p", model, "--fork", "src", "--session-id", "fresh", "x"); code != 0 {
+		t.Fatalf("fork to a new id: %d %s", code, errOut)
 	}
 }

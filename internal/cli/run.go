@@ -118,7 +118,11 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 	if m == modeRPC || m == modeJSON {
 		listOut = stderr
 	}
-	sess, code, err := openSession(a, st, agentDir, cwd, m, listOut, stderr)
+	var ask io.Reader
+	if m == modeTUI && isTTY(stdin) {
+		ask = stdin
+	}
+	sess, code, err := openSession(a, st, agentDir, cwd, m, ask, listOut, stderr)
 	if sess == nil {
 		return code, err
 	}
