@@ -379,6 +379,9 @@ func (t *treeNav) view(m *Model, w, h int) string {
 	th := m.th
 	lines := []string{th.Fg("accent", "Session tree") + th.Fg("muted", "  filter: "+t.filter)}
 	rows := max(1, h-len(lines)-2)
+	if t.asking {
+		rows = max(1, rows-len(summaryChoices)-1) // the question and its choices
+	}
 	first := max(0, min(t.selected-rows/2, len(t.rows)-rows))
 	for r := first; r < min(len(t.rows), first+rows); r++ {
 		row := t.rows[r]
@@ -438,6 +441,7 @@ func (t *treeNav) view(m *Model, w, h int) string {
 	case t.instructions:
 		hint = th.Fg("accent", "Summary instructions: ") + t.instrText
 	case t.asking:
+		lines = append(lines, th.Fg("accent", "Summarize the branch you are leaving?"))
 		for i, c := range summaryChoices {
 			p := "  "
 			if i == t.askChoice {
@@ -445,7 +449,7 @@ func (t *treeNav) view(m *Model, w, h int) string {
 			}
 			lines = append(lines, p+c)
 		}
-		hint = th.Fg("dim", "Summarize the branch you are leaving?")
+		hint = th.Fg("dim", "enter choose · esc cancel")
 	case t.labeling:
 		hint = th.Fg("accent", "Label: ") + t.label
 	default:

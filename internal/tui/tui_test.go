@@ -266,6 +266,8 @@ func TestTreeNavigation(t *testing.T) {
 	if !strings.Contains(d.Frame(), "Summarize the branch") {
 		t.Fatalf("no summary prompt:\n%s", d.Frame())
 	}
+	// The question comes above its choices, and the tree still fits.
+	golden(t, "tree_summary_prompt", d.Frame())
 	d.Press("enter") // no summary
 	if !hasCall(f, "NavigateTree 3 summarize=false") {
 		t.Fatalf("navigate: %v", f.CallLog())
