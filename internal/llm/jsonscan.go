@@ -254,15 +254,66 @@ func (p *Scanner) HoleString(h Hole) (string, bool) {
 		p.i = h.End
 		return seg, true
 	}
-	plain := h.Start + 1
-	if plainASCII(seg[:k]) {
-		plain += k
+	if s, ok := p.unescape(seg, k); ok {
+		p.i = h.End
+		return s, true
 	}
-	s, ok := p.escaped(h.Start+1, plain)
+	s, ok := p.escaped(h.Start+1, h.Start+1)
 	if !ok || p.i != h.End {
 		return "", false
 	}
 	return s, true
+}
+
+// unescape decodes the content of a string token whose end is known (seg,
+// with its first backslash at k) into the scratch space, for the usual
+// escapes (newlines, quotes, tabs); it reports false for anything else
+// (\u escapes, bad escapes, control characters, invalid UTF-8), which
+// escaped then decodes or rejects.
+func (p *Scanner) unescape(seg string, k int) (string, bool) {
+	base := len(p.buf)
+	b := p.buf
+	for {
+		run := seg
+		if k >= 0 {
+			run = seg[:k]
+		}
+		if !plainASCII(run) && !validText(run) {
+			return "", false
+		}
+		b = append(b, run...)
+		if k < 0 {
+			break
+		}
+		if k+1 >= len(seg) {
+			return "", false
+		}
+		switch e := seg[k+1]; e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'n':
+			b = append(b, '\n')
+		case 't':
+			b = append(b, '\t')
+		case 'r':
+			b = append(b, '\r')
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		default:
+			return "", false
+		}
+		seg = seg[k+2:]
+		k = strings.IndexByte(seg, '\\')
+	}
+	// Each run was checked, and a backslash cannot split a UTF-8
+	// sequence: the whole is valid.
+	p.buf = b
+	if len(b) == base {
+		return "", true
+	}
+	return unsafe.String(&b[base], len(b)-base), true
 }
 
 // validText reports whether the content of a string token without

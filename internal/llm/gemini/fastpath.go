@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -157,8 +156,8 @@ func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
 			text = s
 		case holeSkip:
 		default:
-			v, err := strconv.Atoi(string(data[h.Start:h.End]))
-			if err != nil {
+			v, ok := count(data[h.Start:h.End])
+			if !ok {
 				return false
 			}
 			*usageField(&u, role) = v
@@ -176,6 +175,26 @@ func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
 	d.cands[0].Content.Parts = d.parts
 	ch.Candidates = d.cands[:1]
 	return true
+}
+
+// count reads an integer token that Template.Match accepted (digits with
+// an optional minus, no leading zeros).
+func count(b []byte) (int, bool) {
+	if len(b) > 18 {
+		return 0, false // would overflow: not a token count anyway
+	}
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	n := 0
+	for _, c := range b {
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func usageField(u *usageMetadata, role int) *int {
