@@ -122,3 +122,31 @@ func TestCLIForkIntoExistingSessionID(t *testing.T) {
 		t.Fatalf("fork to a new id: %d %s", code, errOut)
 	}
 }
+
+func requestModel(t *testing.T, req llmtest.Request) string {
+	t.Helper()
+	m, _ := req.Body["model"].(string)
+	return m
+}
+
+func TestCLIModelsScopeChoosesStartupModel(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true},
+		map[string]any{"defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5"})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--models", "claude-haiku-4*"}, "claude-haiku-4-5"},
+		{[]string{"--models", "claude-haiku-4*", "--model", "anthropic/claude-sonnet-4-5"}, "claude-sonnet-4-5"},
+		{nil, "claude-sonnet-4-5"},
+	} {
+		n := len(e.fake.Requests())
+		out, errOut, code := e.run(append(append([]string{"-p", "--no-session"}, tc.args...), "hi")...)
+		if code != 0 || out != "ok\n" {
+			t.Fatalf("%v: exit %d %q %q", tc.args, code, out, errOut)
+		}
+		if got := requestModel(t, e.fake.Requests()[n]); got != tc.want {
+			t.Errorf("%v: model %s, want %s", tc.args, got, tc.want)
+		}
+	}
+}

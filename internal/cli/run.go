@@ -129,14 +129,6 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 
 	// Model and thinking level.
 	src := &modelSource{reg: reg}
-	model, thinking, err := chooseModel(ctx, a, st, reg, sess)
-	if err != nil {
-		sess.Close()
-		return 1, err
-	}
-	if a.APIKey != "" && model != nil {
-		src.cliKey, src.keyFor = a.APIKey, model.Provider
-	}
 	var scoped []app.ScopedModel
 	patterns := a.Models
 	if len(patterns) == 0 {
@@ -150,12 +142,14 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		for _, s := range sm {
 			scoped = append(scoped, app.ScopedModel{Model: s.Model, Thinking: s.Thinking})
 		}
-		if model == nil && len(scoped) > 0 {
-			model = scoped[0].Model
-			if scoped[0].Thinking != "" {
-				thinking = scoped[0].Thinking
-			}
-		}
+	}
+	model, thinking, err := chooseModel(ctx, a, st, reg, sess, scoped)
+	if err != nil {
+		sess.Close()
+		return 1, err
+	}
+	if a.APIKey != "" && model != nil {
+		src.cliKey, src.keyFor = a.APIKey, model.Provider
 	}
 	if model == nil && m != modeTUI && m != modeRPC {
 		sess.Close()
@@ -349,8 +343,10 @@ func systemPromptFiles(a *Args, agentDir, cwd string, trusted bool) (string, []s
 }
 
 // chooseModel applies --model, then the resumed branch's model, then the
+// first model of the --models / enabledModels scope (with its thinking
+// level), then the
 // settings default, then the registry's default for a provider with keys.
-func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *models.Registry, sess *session.Manager) (*llm.Model, llm.ThinkingLevel, error) {
+func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *models.Registry, sess *session.Manager, scoped []app.ScopedModel) (*llm.Model, llm.ThinkingLevel, error) {
 	var cliThinking llm.ThinkingLevel
 	if a.Thinking != "" {
 		l, ok := llm.ParseThinkingLevel(a.Thinking)
@@ -384,6 +380,12 @@ func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *model
 		}
 		if l, ok := llm.ParseThinkingLevel(c.ThinkingLevel); ok && thinking == "" {
 			thinking = l
+		}
+	}
+	if model == nil && len(scoped) > 0 {
+		model = scoped[0].Model
+		if scoped[0].Thinking != "" {
+			thinking = scoped[0].Thinking
 		}
 	}
 	if model == nil && st.DefaultProvider != "" && st.DefaultModel != "" {
