@@ -150,3 +150,13 @@ func TestCLIModelsScopeChoosesStartupModel(t *testing.T) {
 		}
 	}
 }
+
+func TestCLISettingsDiagnosticsAreWarnings(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true},
+		map[string]any{"defaultThinkingLevel": "bogus"})
+	out, errOut, code := e.run("-p", model, "--no-session", "hi")
+	want := "Warning: settings " + filepath.Join(e.agentDir, "settings.json") + ": defaultThinkingLevel: "
+	if code != 0 || out != "ok\n" || !strings.HasPrefix(errOut, want) {
+		t.Fatalf("exit %d stdout %q stderr %q, want prefix %q", code, out, errOut, want)
+	}
+}

@@ -75,7 +75,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		Default: userSettings.DefaultProjectTrust, Interactive: m == modeTUI})
 	st, diags := settings.Load(settings.LoadOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trust.Trusted})
 	for _, d := range diags {
-		fmt.Fprintln(stderr, d.String())
+		fmt.Fprintln(stderr, settingsDiagLine(d))
 	}
 	if !trust.Trusted && settings.NeedsTrust(cwd) && m != modeTUI {
 		fmt.Fprintln(stderr, "Note: project .relay resources were not loaded (project not trusted; use --approve to trust it).")
@@ -280,6 +280,18 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 	default:
 	}
 	return rc, nil
+}
+
+// settingsDiagLine words a settings problem for stderr. relay goes on with
+// the value (or the file) ignored, so every one is a warning to the user,
+// whatever its severity inside the settings package: "Error:" is kept for
+// what makes relay exit 1.
+func settingsDiagLine(d settings.Diagnostic) string {
+	where := d.File
+	if d.Key != "" {
+		where += ": " + d.Key
+	}
+	return fmt.Sprintf("Warning: settings %s: %s", where, d.Message)
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
