@@ -160,3 +160,11 @@ func TestCLISettingsDiagnosticsAreWarnings(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q, want prefix %q", code, out, errOut, want)
 	}
 }
+
+func TestCLIExtensionFlagWarns(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	out, errOut, code := e.run("-p", model, "--no-session", "-e", "./ext.ts", "--ext-flag", "v", "hi")
+	if code != 0 || out != "ok\n" || !strings.Contains(errOut, "Warning: extensions are not supported yet; ignoring -e ./ext.ts") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}

@@ -77,6 +77,11 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 	for _, d := range diags {
 		fmt.Fprintln(stderr, settingsDiagLine(d))
 	}
+	for _, e := range a.Extensions {
+		// Said out loud: a script passing -e expects the extension's tools
+		// and hooks, and relay has no extension runtime yet.
+		fmt.Fprintf(stderr, "Warning: extensions are not supported yet; ignoring -e %s\n", e)
+	}
 	if !trust.Trusted && settings.NeedsTrust(cwd) && m != modeTUI {
 		fmt.Fprintln(stderr, "Note: project .relay resources were not loaded (project not trusted; use --approve to trust it).")
 	}
