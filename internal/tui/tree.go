@@ -66,6 +66,7 @@ func (m *Model) treeNavigator(nodes []TreeNode) {
 	for i, n := range nodes {
 		t.index[n.ID] = i
 	}
+	t.markShownLeaf()
 	for i, n := range nodes {
 		if _, ok := t.index[n.ParentID]; n.ParentID == "" || !ok {
 			t.roots = append(t.roots, i)
@@ -87,6 +88,38 @@ func (m *Model) treeNavigator(nodes []TreeNode) {
 	m.overlay = t
 }
 
+// markShownLeaf moves the current marker from a bookkeeping leaf (a label,
+// a model or thinking change, a session name, which every append makes the
+// leaf) to the nearest message above it, so the tree opens on, and marks,
+// where the conversation actually is.
+func (t *treeNav) markShownLeaf() {
+	leaf := -1
+	for i, n := range t.nodes {
+		if n.Leaf {
+			leaf = i
+		}
+	}
+	i := leaf
+	for i >= 0 && !conversationKind(t.nodes[i].Kind) {
+		p, ok := t.index[t.nodes[i].ParentID]
+		if !ok {
+			return // nothing but bookkeeping: leave the marker
+		}
+		i = p
+	}
+	if i >= 0 && i != leaf {
+		t.nodes[leaf].Leaf, t.nodes[i].Leaf = false, true
+	}
+}
+
+func conversationKind(kind string) bool {
+	switch kind {
+	case "user", "assistant", "toolResult", "bashExecution", "compaction", "branchSummary", "custom", "custom_message":
+		return true
+	}
+	return false
+}
+
 // visible reports whether a node passes the filter.
 func (t *treeNav) visible(n TreeNode) bool {
 	switch t.filter {
@@ -101,11 +134,7 @@ func (t *treeNav) visible(n TreeNode) bool {
 			return false
 		}
 	}
-	switch n.Kind {
-	case "user", "assistant", "toolResult", "bashExecution", "compaction", "branchSummary", "custom", "custom_message":
-		return true
-	}
-	return n.Label != ""
+	return conversationKind(n.Kind) || n.Label != ""
 }
 
 // rebuild flattens the tree: depth grows only where a node branches, so

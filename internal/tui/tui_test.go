@@ -598,3 +598,19 @@ func TestSelectorFilterSelectsFirstMatch(t *testing.T) {
 		t.Fatalf("calls %v", f.CallLog())
 	}
 }
+
+// Setting a label (or changing the model) appends an entry that becomes the
+// session's leaf; /tree must still open on, and mark, the last message.
+func TestTreeLeafBehindBookkeepingEntries(t *testing.T) {
+	f := treeFake()
+	f.Nodes[3].Leaf = false
+	f.Nodes = append(f.Nodes,
+		tui.TreeNode{ID: "8", ParentID: "4", Kind: "label", OnPath: true},
+		tui.TreeNode{ID: "9", ParentID: "8", Kind: "model_change", OnPath: true, Leaf: true})
+	d := start(t, f, opts(), 70, 18)
+	d.Type("/tree")
+	d.Press("escape", "enter")
+	if fr := d.Frame(); !strings.Contains(fr, "›   • second answer ← current") {
+		t.Fatalf("leaf not marked:\n%s", d.Frame())
+	}
+}
