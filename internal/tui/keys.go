@@ -136,8 +136,14 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.lastClear = time.Now()
-		m.setStatus("Press "+m.km.Label("app.clear")+" again to exit", false)
-		return nil, true
+		// The hint goes when the double-press window closes: left up, it
+		// would promise an exit the next press does not do.
+		hint := "Press " + m.km.Label("app.clear") + " again to exit"
+		m.setStatus(hint, false)
+		m.noticeSeq++
+		m.noticeText = hint
+		seq := m.noticeSeq
+		return tea.Tick(doubleClearWindow, func(time.Time) tea.Msg { return noticeExpireMsg{seq} }), true
 	case m.is("app.exit", k):
 		if !m.ed.Empty() {
 			return nil, false

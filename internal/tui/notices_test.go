@@ -32,3 +32,18 @@ func TestHarnessNoticesAreTransient(t *testing.T) {
 		t.Fatalf("completion warning not kept:\n%s", fr)
 	}
 }
+
+// The "press ctrl+c again" hint leaves when the double-press window ends.
+func TestExitHintExpires(t *testing.T) {
+	f := tuitest.NewFake()
+	m := tui.New(context.Background(), f, opts())
+	d := tuitest.NewDriver(m, 60, 12)
+	d.Press("ctrl+c")
+	if fr := d.Frame(); !strings.Contains(fr, "again to exit") {
+		t.Fatalf("hint not shown:\n%s", fr)
+	}
+	d.Send(tui.NoticeExpireMsg(m))
+	if fr := d.Frame(); strings.Contains(fr, "again to exit") {
+		t.Fatalf("hint stayed:\n%s", fr)
+	}
+}
