@@ -93,8 +93,13 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.busy = true
+		ends := m.compactEnds
 		return func() tea.Msg {
+			before := ends.Load()
 			_, err := rt.Compact(ctx, args)
+			if err != nil && ends.Load() != before {
+				err = nil // the CompactionEnd event already showed it
+			}
 			return promptDoneMsg{err: err}
 		}, true
 	case "clone":

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -135,6 +136,10 @@ type Model struct {
 	noticeSeq  int
 	noticeText string
 
+	// compactEnds counts CompactionEnd events delivered, so /compact can
+	// tell whether its error was already reported by the event.
+	compactEnds *atomic.Int64
+
 	pending  tea.Cmd // a command queued by a helper outside Update's return
 	quitting bool
 }
@@ -154,7 +159,7 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	o.Images.Placeholders = o.Fullscreen && o.Images.Protocol == transcript.ProtocolKitty
 	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, q: newEventQueue(), fullscreen: o.Fullscreen,
 		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{},
-		noticeCh: make(chan string, 64)}
+		noticeCh: make(chan string, 64), compactEnds: &atomic.Int64{}}
 	m.setTheme(themeSelect(o))
 	m.ed = editor.New(km)
 	m.ed.SetMaxVisible(o.AutocompleteMaxVisible)
@@ -261,7 +266,12 @@ func themeSelect(o Options) *theme.Theme {
 
 // Deliver hands an agent event to the UI; safe from any goroutine and
 // never blocks. Run subscribes it to the runtime.
-func (m *Model) Deliver(ev agent.Event) { m.q.push(ev) }
+func (m *Model) Deliver(ev agent.Event) {
+	if ev.Type == agent.CompactionEnd {
+		m.compactEnds.Add(1)
+	}
+	m.q.push(ev)
+}
 
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {

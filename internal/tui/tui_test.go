@@ -614,3 +614,18 @@ func TestTreeLeafBehindBookkeepingEntries(t *testing.T) {
 		t.Fatalf("leaf not marked:\n%s", d.Frame())
 	}
 }
+
+// A failed /compact shows its error once (from the CompactionEnd event),
+// not a second time from the command's own result.
+func TestCompactFailureReportedOnce(t *testing.T) {
+	f := tuitest.NewFake()
+	f.CompactErr = fmt.Errorf("nothing to compact")
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 80, 20)
+	d.Type("/compact")
+	d.Press("escape", "enter")
+	if n := strings.Count(d.Frame(), "nothing to compact"); n != 1 {
+		t.Fatalf("error shown %d times:\n%s", n, d.Frame())
+	}
+}

@@ -35,6 +35,9 @@ type Fake struct {
 	streaming bool
 	// Reply builds the events for a prompt; nil uses Echo.
 	Reply func(text string) []agent.Event
+	// CompactErr, when set, makes Compact fail with it (after reporting
+	// it in a CompactionEnd event, as the runtime does).
+	CompactErr error
 	// Block, when set, makes Prompt wait until it is closed or aborted.
 	Block chan struct{}
 	abort chan struct{}
@@ -247,6 +250,10 @@ func (f *Fake) AbortBash() { f.call("AbortBash") }
 func (f *Fake) Compact(ctx context.Context, instructions string) (*agent.CompactionResult, error) {
 	f.call("Compact " + instructions)
 	f.Emit(agent.Event{Type: agent.CompactionStart, Reason: "manual"})
+	if f.CompactErr != nil {
+		f.Emit(agent.Event{Type: agent.CompactionEnd, Reason: "manual", ErrorMessage: f.CompactErr.Error()})
+		return nil, f.CompactErr
+	}
 	r := &agent.CompactionResult{Summary: "summary", TokensBefore: 1000}
 	f.Emit(agent.Event{Type: agent.CompactionEnd, Reason: "manual", Result: r})
 	return r, nil
