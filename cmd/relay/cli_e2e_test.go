@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,5 +169,49 @@ func TestCLIExtensionFlagWarns(t *testing.T) {
 	out, errOut, code := e.run("-p", model, "--no-session", "-e", "./ext.ts", "--ext-flag", "v", "hi")
 	if code != 0 || out != "ok\n" || !strings.Contains(errOut, "Warning: extensions are not supported yet; ignoring -e ./ext.ts") {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+func TestCLIFileArgsAndStdin(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	var big bytes.Buffer
+	png.Encode(&big, image.NewNRGBA(image.Rect(0, 0, 2400, 1200)))
+	os.WriteFile(filepath.Join(e.cwd, "big.png"), big.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(e.cwd, "bad.gif"), []byte("GIF89a broken"), 0o644)
+	os.WriteFile(filepath.Join(e.cwd, "a.txt"), []byte("alpha"), 0o644)
+
+	// stdin + @file text + first message, no separators; the second
+	// message is its own prompt.
+	c := e.cmd(strings.NewReader("  from stdin \n"), "-p", model, "--no-session", "@a.txt", "first", "second")
+	var o, er bytes.Buffer
+	c.Stdout, c.Stderr = &o, &er
+	if err := c.Run(); err != nil || o.String() != "ok\n" { // only the last reply is printed
+		t.Fatalf("%v stdout %q stderr %q", err, o.String(), er.String())
+	}
+	reqs := e.fake.Requests()
+	want := `from stdin<file name=\"` + filepath.Join(e.cwd, "a.txt") + `\">\nalpha\n</file>\nfirst`
+	if !strings.Contains(string(reqs[0].Raw), want) || strings.Contains(string(reqs[0].Raw), `"second"`) {
+		t.Errorf("first prompt: %s", reqs[0].Raw)
+	}
+	if !strings.Contains(string(reqs[1].Raw), `"text":"second"`) {
+		t.Errorf("second prompt missing: %s", reqs[1].Raw)
+	}
+
+	// A large image is scaled into 2000x2000 with a hint; a broken one is
+	// not attached and the tag says why.
+	n := len(e.fake.Requests())
+	if _, errOut, code := e.run("-p", model, "--no-session", "@big.png", "@bad.gif", "look"); code != 0 {
+		t.Fatalf("images: %d %s", code, errOut)
+	}
+	raw := string(e.fake.Requests()[n].Raw)
+	if !strings.Contains(raw, "[Image: original 2400x1200, displayed at 2000x1000.") || !strings.Contains(raw, "[Image could not be processed: ") {
+		t.Errorf("image tags: %.600s", raw)
+	}
+	if got := strings.Count(raw, `"type":"image"`); got != 1 {
+		t.Errorf("%d images attached, want 1", got)
+	}
+
+	if _, errOut, code := e.run("-p", model, "@missing.txt", "x"); code != 1 || !strings.HasPrefix(errOut, "Error: ") {
+		t.Errorf("missing @file: exit %d stderr %q", code, errOut)
 	}
 }

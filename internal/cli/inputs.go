@@ -23,7 +23,7 @@ type input struct {
 // buildInputs assembles the prompts: the first is piped stdin + @file
 // texts + the first message (no separators), with @file images attached;
 // every further message is its own prompt.
-func buildInputs(a *Args, stdin io.Reader, m mode, cwd string) ([]input, error) {
+func buildInputs(a *Args, stdin io.Reader, m mode, cwd string, img imageOptions) ([]input, error) {
 	var first strings.Builder
 	fromStdin := false
 	if m != modeRPC && stdin != nil && !isTTY(stdin) {
@@ -38,13 +38,13 @@ func buildInputs(a *Args, stdin io.Reader, m mode, cwd string) ([]input, error) 
 	}
 	var images []llm.ImageContent
 	for _, f := range a.Files {
-		text, img, err := fileArg(f, cwd)
+		text, im, err := fileArg(f, cwd, img)
 		if err != nil {
 			return nil, err
 		}
 		first.WriteString(text)
-		if img != nil {
-			images = append(images, *img)
+		if im != nil {
+			images = append(images, *im)
 		}
 	}
 	msgs := a.Messages
@@ -64,9 +64,14 @@ func buildInputs(a *Args, stdin io.Reader, m mode, cwd string) ([]input, error) 
 
 var imageMimes = map[string]string{"image/png": "image/png", "image/jpeg": "image/jpeg", "image/gif": "image/gif", "image/webp": "image/webp", "image/bmp": "image/bmp"}
 
+// imageOptions are the settings' images.autoResize and images.blockImages.
+type imageOptions struct{ autoResize, block bool }
+
 // fileArg reads one @file: text inside a <file> tag, or an image attached
-// with an empty tag.
-func fileArg(name, cwd string) (string, *llm.ImageContent, error) {
+// with a tag that holds only the resize hint. An image that does not
+// decode, or that images.blockImages keeps back, is not attached: the tag
+// says why instead.
+func fileArg(name, cwd string, opt imageOptions) (string, *llm.ImageContent, error) {
 	p, err := config.ExpandHome(name)
 	if err != nil {
 		return "", nil, err
@@ -94,8 +99,15 @@ func fileArg(name, cwd string) (string, *llm.ImageContent, error) {
 		sniff = sniff[:512]
 	}
 	if mime, ok := imageMimes[http.DetectContentType(sniff)]; ok {
-		img := &llm.ImageContent{Data: base64.StdEncoding.EncodeToString(b), MimeType: mime}
-		return fmt.Sprintf("<file name=\"%s\"></file>\n", abs), img, nil
+		if opt.block {
+			return fmt.Sprintf("<file name=\"%s\">[Image not sent: images.blockImages is set]</file>\n", abs), nil, nil
+		}
+		data, outMime, hint, err := fitArgImage(b, mime, opt.autoResize)
+		if err != nil {
+			return fmt.Sprintf("<file name=\"%s\">[Image could not be processed: %v]</file>\n", abs, err), nil, nil
+		}
+		img := &llm.ImageContent{Data: base64.StdEncoding.EncodeToString(data), MimeType: outMime}
+		return fmt.Sprintf("<file name=\"%s\">%s</file>\n", abs, hint), img, nil
 	}
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	return fmt.Sprintf("<file name=\"%s\">\n%s\n</file>\n", abs, b), nil, nil

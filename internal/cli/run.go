@@ -109,7 +109,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 	if m == modeRPC && len(a.Files) > 0 {
 		return 1, usageErr("@file arguments are not supported in RPC mode")
 	}
-	inputs, err := buildInputs(a, stdin, m, cwd)
+	inputs, err := buildInputs(a, stdin, m, cwd, imageOptions{autoResize: st.Images.AutoResize, block: st.Images.BlockImages})
 	if err != nil {
 		return 1, err
 	}
