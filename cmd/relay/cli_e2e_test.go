@@ -215,3 +215,22 @@ func TestCLIFileArgsAndStdin(t *testing.T) {
 		t.Errorf("missing @file: exit %d stderr %q", code, errOut)
 	}
 }
+
+// Every flag of upstream-spec-core.md §1.4 is in --help.
+func TestCLIHelpListsEveryFlag(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{}, nil)
+	out, _, code := e.run("--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range strings.Fields(`-h --help -v --version --mode -p --print --export --provider --model --api-key
+		--thinking --models --list-models -c --continue -r --resume --session --session-id --fork --session-dir
+		--no-session -n --name -t --tools -xt --exclude-tools -nbt --no-builtin-tools -nt --no-tools -e --extension
+		-ne --no-extensions --skill --prompt-template --theme -ns --no-skills -np --no-prompt-templates --no-themes
+		--use-theme -nc --no-context-files --system-prompt --append-system-prompt --tui-mode --verbose -a --approve
+		-na --no-approve --offline`) {
+		if !strings.Contains(out, f+" ") && !strings.Contains(out, f+",") {
+			t.Errorf("--help does not list %s", f)
+		}
+	}
+}

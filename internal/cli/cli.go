@@ -81,7 +81,9 @@ Model:
 Sessions:
   -c, --continue               continue the newest session of this directory
   -r, --resume                 pick a session to resume (lists sessions when not interactive)
-      --session PATH|ID        open a session file or id
+      --session PATH|ID        open a session file, or an id / id prefix (this project first); an id
+                               from another project is forked here: asked in the TUI, an error
+                               naming --fork otherwise
       --session-id ID          open or create the session with this id
       --fork PATH|ID           copy a session into a new one for this directory
       --session-dir DIR        where sessions are stored
@@ -97,7 +99,7 @@ Tools and context:
   -nc,  --no-context-files     do not load AGENTS.md / CLAUDE.md
       --system-prompt TEXT|FILE          replace the prompt preamble
       --append-system-prompt TEXT|FILE   append to the system prompt (repeatable)
-  -e, --extension PATH  -ne, --no-extensions  --skill PATH  -ns, --no-skills
+  -e, --extension PATH (not supported yet: warns)  -ne, --no-extensions  --skill PATH  -ns, --no-skills
       --prompt-template PATH  -np, --no-prompt-templates  --theme PATH  --no-themes
 
 Interface:
