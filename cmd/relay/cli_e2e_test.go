@@ -223,13 +223,17 @@ func TestCLIHelpListsEveryFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
+	listed := map[string]bool{}
+	for _, w := range strings.FieldsFunc(out, func(r rune) bool { return r == ' ' || r == '\n' || r == ',' || r == '/' }) {
+		listed[w] = true
+	}
 	for _, f := range strings.Fields(`-h --help -v --version --mode -p --print --export --provider --model --api-key
 		--thinking --models --list-models -c --continue -r --resume --session --session-id --fork --session-dir
 		--no-session -n --name -t --tools -xt --exclude-tools -nbt --no-builtin-tools -nt --no-tools -e --extension
 		-ne --no-extensions --skill --prompt-template --theme -ns --no-skills -np --no-prompt-templates --no-themes
 		--use-theme -nc --no-context-files --system-prompt --append-system-prompt --tui-mode --verbose -a --approve
 		-na --no-approve --offline`) {
-		if !strings.Contains(out, f+" ") && !strings.Contains(out, f+",") {
+		if !listed[f] {
 			t.Errorf("--help does not list %s", f)
 		}
 	}
