@@ -144,6 +144,10 @@ type Model struct {
 	quitting bool
 }
 
+// noModelHelp tells a new user, who has no API key yet, how to get going.
+const noModelHelp = "No model available. Add an API key with /login, or set one in your environment " +
+	"(e.g. export ANTHROPIC_API_KEY=... or OPENAI_API_KEY=...) and restart relay; then pick a model with /model."
+
 // regularHistory is how many messages of a resumed session regular mode
 // prints.
 const regularHistory = 300
@@ -187,6 +191,9 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 		msgs = msgs[len(msgs)-regularHistory:]
 	}
 	m.tr.AddMessages(msgs)
+	if rt.Model() == nil {
+		m.tr.AddNotice(noModelHelp)
+	}
 	for _, w := range append(append([]string{}, o.StartupWarnings...), o.ThemeErrors...) {
 		m.tr.AddError(w)
 	}
@@ -548,6 +555,13 @@ func (m *Model) submit(text string) tea.Cmd {
 	}
 	if cmd, exclude, ok := editor.Bang(trimmed); ok {
 		return m.runBash(cmd, exclude)
+	}
+	if !strings.HasPrefix(trimmed, "/") && m.rt.Model() == nil {
+		// Nothing could answer: keep what the user wrote and say how to
+		// get a model instead of dropping the text with an error.
+		m.ed.SetValue(text)
+		m.tr.AddError(noModelHelp)
+		return nil
 	}
 	images := m.takeImages(text)
 	if m.busy {

@@ -629,3 +629,25 @@ func TestCompactFailureReportedOnce(t *testing.T) {
 		t.Fatalf("error shown %d times:\n%s", n, d.Frame())
 	}
 }
+
+// With no model (no API key yet) the start screen says how to get one, and
+// a prompt stays in the editor with the same help instead of being lost.
+func TestNoModelOnboarding(t *testing.T) {
+	f := tuitest.NewFake()
+	f.SetNoModel()
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 100, 20)
+	if fr := d.Frame(); !strings.Contains(fr, "/login") || !strings.Contains(fr, "ANTHROPIC_API_KEY") || !strings.Contains(fr, "no model") {
+		t.Fatalf("no onboarding help:\n%s", fr)
+	}
+	d.Type("hello there")
+	d.Press("enter")
+	if hasCall(f, "Prompt") {
+		t.Fatalf("prompted without a model: %v", f.CallLog())
+	}
+	fr := d.Frame()
+	if strings.Count(fr, "/login") != 2 || !strings.Contains(fr, "hello there") {
+		t.Fatalf("prompt lost or no help:\n%s", fr)
+	}
+}

@@ -520,3 +520,11 @@ func (f *Fake) BugNotes() (string, string, string) {
 }
 
 var _ tui.BugReporter = (*Fake)(nil)
+
+// SetNoModel leaves the fake without a model, like a first start with no
+// API key.
+func (f *Fake) SetNoModel() {
+	f.mu.Lock()
+	f.model = nil
+	f.mu.Unlock()
+}
