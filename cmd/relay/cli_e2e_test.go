@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm/llmtest"
 )
@@ -237,4 +239,58 @@ func TestCLIHelpListsEveryFlag(t *testing.T) {
 			t.Errorf("--help does not list %s", f)
 		}
 	}
+}
+
+// SIGTERM and SIGHUP end a print or JSON run with 143 / 129 and take the
+// running bash command with them.
+func TestCLISignalExitCodes(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Rules: []llmtest.Rule{{When: llmtest.Match{Contains: "SLEEPTOOL"},
+		Response: llmtest.Response{ToolCalls: []llmtest.Block{tc("bash", `{"command":"sleep 31.7; echo done"}`)}}}}}, nil)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		mode []string
+		want int
+	}{{syscall.SIGTERM, []string{"-p"}, 143}, {syscall.SIGHUP, []string{"-p"}, 129}, {syscall.SIGTERM, []string{"--mode", "json"}, 143}} {
+		c := e.cmd(nil, append(tc.mode, model, "--no-session", "SLEEPTOOL")...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Signal once the bash child runs.
+		deadline := time.Now().Add(10 * time.Second)
+		for !sleepRunning() {
+			if time.Now().After(deadline) {
+				c.Process.Kill()
+				t.Fatal("the bash tool never started")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		c.Process.Signal(tc.sig)
+		err := c.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != tc.want {
+			t.Errorf("%v %v: exit %d, want %d", tc.mode, tc.sig, code, tc.want)
+		}
+		if sleepRunning() {
+			t.Errorf("%v: bash child still running", tc.sig)
+		}
+	}
+}
+
+// sleepRunning reports whether the test's "sleep 31.7" is alive.
+func sleepRunning() bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, ent := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
+		if err == nil && string(b) == "sleep\x0031.7\x00" {
+			st, _ := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+			// A zombie ("Z") is already dead.
+			if _, rest, ok := strings.Cut(string(st), ") "); ok && !strings.HasPrefix(rest, "Z") {
+				return true
+			}
+		}
+	}
+	return false
 }
