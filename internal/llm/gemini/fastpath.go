@@ -32,12 +32,16 @@ type fastDecoder struct {
 	text  int        // index in holes of the text, -1 when none
 
 	tmpl      llm.Template
-	tmplChunk chunk // the template's chunk: strings cloned, no parts
-	tmplCand  candidate
-	tmplPart  part // its one part, Text nil
-	tmplUsage usageMetadata
 	tmplRoles []int
-	spans     []llm.Hole
+	tmplUsage usageMetadata // the template's counts
+	// out is the chunk a match decodes to: the template's (strings
+	// cloned), its text and counts pointing at outText and outUsage.
+	out      chunk
+	outCand  [1]candidate
+	outPart  [1]part
+	outText  string
+	outUsage usageMetadata
+	spans    []llm.Hole
 }
 
 // Hole roles besides the usage fields (usagePrompt...).
@@ -119,13 +123,16 @@ func (d *fastDecoder) setTemplate(data []byte, ch *chunk) {
 	}
 	d.tmpl.Set(data, d.holes)
 	d.tmplRoles = append(d.tmplRoles[:0], d.roles...)
-	d.tmplChunk = chunk{ModelVersion: strings.Clone(ch.ModelVersion), ResponseID: strings.Clone(ch.ResponseID)}
-	d.tmplCand = candidate{FinishReason: ch.Candidates[0].FinishReason, FinishMessage: ch.Candidates[0].FinishMessage}
-	d.tmplPart = d.parts[0]
-	d.tmplPart.Text = nil
+	d.out = chunk{ModelVersion: strings.Clone(ch.ModelVersion), ResponseID: strings.Clone(ch.ResponseID)}
+	c := ch.Candidates[0]     // finish reason and message are clones already
+	d.outPart[0] = d.parts[0] // and so is the signature
+	d.outPart[0].Text = &d.outText
+	c.Content.Parts = d.outPart[:]
+	d.outCand[0] = c
+	d.out.Candidates = d.outCand[:]
 	if ch.UsageMetadata != nil {
 		d.tmplUsage = *ch.UsageMetadata
-		d.tmplChunk.UsageMetadata = &d.tmplUsage
+		d.out.UsageMetadata = &d.outUsage
 	}
 }
 
@@ -144,7 +151,6 @@ func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
 	}
 	p := &d.p
 	p.ResetBytes(data)
-	text := ""
 	u := d.tmplUsage
 	for i, h := range spans {
 		switch role := d.tmplRoles[i]; role {
@@ -153,7 +159,7 @@ func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
 			if !ok {
 				return false
 			}
-			text = s
+			d.outText = s
 		case holeSkip:
 		default:
 			v, ok := count(data[h.Start:h.End])
@@ -163,17 +169,8 @@ func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
 			*usageField(&u, role) = v
 		}
 	}
-	*ch = d.tmplChunk
-	if ch.UsageMetadata != nil {
-		d.usage = u
-		ch.UsageMetadata = &d.usage
-	}
-	d.texts = append(d.texts[:0], text)
-	d.parts = append(d.parts[:0], d.tmplPart)
-	d.parts[0].Text = &d.texts[0]
-	d.cands[0] = d.tmplCand
-	d.cands[0].Content.Parts = d.parts
-	ch.Candidates = d.cands[:1]
+	d.outUsage = u
+	*ch = d.out
 	return true
 }
 
