@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/app"
@@ -24,6 +26,7 @@ func TestChooseModelScopeOrder(t *testing.T) {
 	}
 	scoped := []app.ScopedModel{{Model: haiku, Thinking: llm.ThinkingLow}, {Model: sonnet}}
 	st := &settings.Settings{DefaultProvider: "anthropic", DefaultModel: "claude-sonnet-4-5", DefaultThinkingLevel: llm.ThinkingMedium}
+	var warn bytes.Buffer
 	tests := []struct {
 		name      string
 		args      Args
@@ -32,17 +35,21 @@ func TestChooseModelScopeOrder(t *testing.T) {
 	}{
 		{"scope beats settings default", Args{}, "claude-haiku-4-5", llm.ThinkingLow},
 		{"--thinking beats the scoped level", Args{Thinking: "high"}, "claude-haiku-4-5", llm.ThinkingHigh},
+		{"invalid --thinking is ignored", Args{Thinking: "bogus"}, "claude-haiku-4-5", llm.ThinkingLow},
 		{"--model beats the scope", Args{Model: "anthropic/claude-sonnet-4-5"}, "claude-sonnet-4-5", llm.ThinkingMedium},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, level, err := chooseModel(context.Background(), &tt.args, st, reg, session.InMemory(t.TempDir()), scoped)
+			m, level, err := chooseModel(context.Background(), &tt.args, st, reg, session.InMemory(t.TempDir()), scoped, &warn)
 			if err != nil || m == nil || m.ID != tt.wantID || level != tt.wantLevel {
 				t.Fatalf("got %v %s %v, want %s %s", m, level, err, tt.wantID, tt.wantLevel)
 			}
 		})
 	}
-	m, _, _ := chooseModel(context.Background(), &Args{}, st, reg, session.InMemory(t.TempDir()), nil)
+	if !strings.Contains(warn.String(), `Warning: invalid --thinking "bogus" ignored`) {
+		t.Errorf("warnings %q", warn.String())
+	}
+	m, _, _ := chooseModel(context.Background(), &Args{}, st, reg, session.InMemory(t.TempDir()), nil, &warn)
 	if m == nil || m.ID != "claude-sonnet-4-5" {
 		t.Fatalf("without a scope the settings default wins, got %v", m)
 	}

@@ -148,7 +148,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 			scoped = append(scoped, app.ScopedModel{Model: s.Model, Thinking: s.Thinking})
 		}
 	}
-	model, thinking, err := chooseModel(ctx, a, st, reg, sess, scoped)
+	model, thinking, err := chooseModel(ctx, a, st, reg, sess, scoped, stderr)
 	if err != nil {
 		sess.Close()
 		return 1, err
@@ -363,12 +363,12 @@ func systemPromptFiles(a *Args, agentDir, cwd string, trusted bool) (string, []s
 // first model of the --models / enabledModels scope (with its thinking
 // level), then the
 // settings default, then the registry's default for a provider with keys.
-func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *models.Registry, sess *session.Manager, scoped []app.ScopedModel) (*llm.Model, llm.ThinkingLevel, error) {
+func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *models.Registry, sess *session.Manager, scoped []app.ScopedModel, stderr io.Writer) (*llm.Model, llm.ThinkingLevel, error) {
 	var cliThinking llm.ThinkingLevel
 	if a.Thinking != "" {
 		l, ok := llm.ParseThinkingLevel(a.Thinking)
 		if !ok {
-			fmt.Fprintf(os.Stderr, "Warning: invalid --thinking %q ignored (expected off, minimal, low, medium, high, xhigh or max)\n", a.Thinking)
+			fmt.Fprintf(stderr, "Warning: invalid --thinking %q ignored (expected off, minimal, low, medium, high, xhigh or max)\n", a.Thinking)
 		} else {
 			cliThinking = l
 		}
@@ -383,7 +383,7 @@ func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *model
 			return nil, "", err
 		}
 		if res.Warning != "" {
-			fmt.Fprintln(os.Stderr, "Warning:", res.Warning)
+			fmt.Fprintln(stderr, "Warning:", res.Warning)
 		}
 		model, thinking = res.Model, res.Thinking
 	}
