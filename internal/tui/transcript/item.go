@@ -311,7 +311,9 @@ func (it *item) drawTool(c *renderCtx, width, inner int) []string {
 		}
 	default:
 		out := it.output
-		if it.toolName == "write" && out == "" {
+		// Write shows what it wrote, not its one-line "Successfully
+		// wrote" result (an error still shows the error).
+		if it.toolName == "write" && (out == "" || !it.isError) {
 			if s, ok := args["content"].(string); ok {
 				out = s
 			}

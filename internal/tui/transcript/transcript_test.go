@@ -256,3 +256,28 @@ func TestReusedToolCallIDsGetOwnBlocks(t *testing.T) {
 		t.Fatalf("tool blocks = %q, want %q", got, want)
 	}
 }
+
+// A finished write shows the content it wrote; a failed one its error.
+func TestWriteShowsContent(t *testing.T) {
+	for _, tc := range []struct {
+		isErr bool
+		want  string
+		not   string
+	}{
+		{false, "print(f())", "Successfully wrote"},
+		{true, "permission denied", "print(f())"},
+	} {
+		tr := newT()
+		args := json.RawMessage(`{"path":"b.py","content":"def f():\n    return 1\nprint(f())\n"}`)
+		out := "Successfully wrote to b.py"
+		if tc.isErr {
+			out = "permission denied"
+		}
+		tr.AddMessage(&llm.AssistantMessage{StopReason: llm.StopToolUse, Content: llm.Blocks{&llm.ToolCall{ID: "w", Name: "write", Arguments: args}}})
+		tr.AddMessage(&llm.ToolResultMessage{ToolCallID: "w", ToolName: "write", IsError: tc.isErr, Content: llm.Blocks{&llm.TextContent{Text: out}}})
+		view := ansi.Strip(strings.Join(tr.View(60, 20), "\n"))
+		if !strings.Contains(view, tc.want) || strings.Contains(view, tc.not) {
+			t.Errorf("isError=%v:\n%s", tc.isErr, view)
+		}
+	}
+}
