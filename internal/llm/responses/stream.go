@@ -87,6 +87,8 @@ type streamState struct {
 	items    map[int]*output
 	last     *output
 	finished bool
+	hit      *output // the last item lookup found, at hitIndex
+	hitIndex int
 }
 
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
@@ -146,7 +148,11 @@ func ignored(name string) bool {
 
 func (st *streamState) lookup(e *event) *output {
 	if e.OutputIndex != nil {
+		if st.hit != nil && st.hitIndex == *e.OutputIndex {
+			return st.hit // the deltas of one item follow each other
+		}
 		if o, ok := st.items[*e.OutputIndex]; ok {
+			st.hit, st.hitIndex = o, *e.OutputIndex
 			return o
 		}
 		return nil
@@ -189,6 +195,7 @@ func (st *streamState) apply(e *event) *llm.ProviderError {
 		}
 		if e.OutputIndex != nil {
 			st.items[*e.OutputIndex] = o
+			st.hit = nil
 		}
 		st.last = o
 	case "response.reasoning_summary_part.added":
