@@ -294,3 +294,50 @@ func sleepRunning() bool {
 	}
 	return false
 }
+
+// Exit codes and texts of §1.4/§1.7 for the one-shot flags.
+func TestCLIOneShotFlags(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	if _, errOut, code := e.run("-p", model, "--session-id", "exp", "hi"); code != 0 || !strings.Contains(errOut, "Warning: no session exp yet; creating it") {
+		t.Fatalf("setup: %d %q", code, errOut)
+	}
+	src := e.sessionFiles()[0]
+	out, _, code := e.run("--export", src, "out.html")
+	if want := "Exported to: " + filepath.Join(e.cwd, "out.html") + "\n"; code != 0 || out != want {
+		t.Errorf("--export in out: %d %q, want %q", code, out, want)
+	}
+	out, _, code = e.run("--export", src)
+	if code != 0 || !strings.HasPrefix(out, "Exported to: ") {
+		t.Errorf("--export in: %d %q", code, out)
+	} else if _, err := os.Stat(strings.TrimSpace(strings.TrimPrefix(out, "Exported to: "))); err != nil {
+		t.Errorf("export file: %v", err)
+	}
+	if _, errOut, code := e.run("--export", "nope.jsonl"); code != 1 || !strings.HasPrefix(errOut, "Error: ") {
+		t.Errorf("--export missing: %d %q", code, errOut)
+	}
+	out, _, code = e.run("--list-models", "sonnet-4-5")
+	if code != 0 || !strings.HasPrefix(out, "provider") || !strings.Contains(out, "claude-sonnet-4-5") || strings.Contains(out, "haiku") {
+		t.Errorf("--list-models: %d %q", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"-p", "--name", "  ", "x"}, "Error: --name must not be empty"},
+		{[]string{"-p", "--provider", "anthropic", "x"}, "Error: --provider requires --model"},
+		{[]string{"-p", "--api-key", "k", "x"}, "Error: --api-key requires a model"},
+		{[]string{"-p", "--fork", "exp", "--no-session", "x"}, "Error: --fork cannot be combined"},
+		{[]string{"-p", "--session-id", "exp", "-c", "x"}, "Error: --session-id cannot be combined"},
+		{[]string{"-p", "--session", "nosuch", "x"}, "Error: no session matches"},
+		{[]string{"-z"}, "Error: Unknown option: -z"},
+	} {
+		_, errOut, code := e.run(tc.args...)
+		if code != 1 || !strings.HasPrefix(errOut, tc.err) {
+			t.Errorf("%v: exit %d stderr %q, want %q", tc.args, code, errOut, tc.err)
+		}
+	}
+	_, errOut, code := e.run("-p", model, "--no-session", "--thinking", "bogus", "hi")
+	if code != 0 || !strings.Contains(errOut, `Warning: invalid --thinking "bogus" ignored`) {
+		t.Errorf("--thinking bogus: %d %q", code, errOut)
+	}
+}
