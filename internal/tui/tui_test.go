@@ -651,3 +651,18 @@ func TestNoModelOnboarding(t *testing.T) {
 		t.Fatalf("prompt lost or no help:\n%s", fr)
 	}
 }
+
+// Regular mode's last frame ends with an empty row, so the shell prompt
+// after exit does not overwrite the footer.
+func TestRegularExitLeavesFooter(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 60, 12)
+	d.Press("ctrl+d")
+	if !d.Quit {
+		t.Fatal("ctrl+d on an empty editor did not quit")
+	}
+	fr := d.Frame()
+	if !strings.HasSuffix(fr, "200k\n") {
+		t.Fatalf("final frame should end with the footer and an empty row:\n%q", fr)
+	}
+}

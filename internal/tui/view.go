@@ -73,6 +73,12 @@ func (m *Model) View() tea.View {
 		}
 		m.liveHigh = max(m.liveHigh, len(lines))
 	}
+	if m.quitting && !m.fullscreen {
+		// On exit the renderer leaves the cursor on the frame's last row,
+		// where the shell's prompt would overwrite the footer: end the
+		// final frame with an empty row for it.
+		lines = append(lines, "")
+	}
 	v := tea.NewView(strings.Join(lines, "\n"))
 	v.AltScreen = m.fullscreen
 	if m.fullscreen {
