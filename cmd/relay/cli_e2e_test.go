@@ -341,3 +341,17 @@ func TestCLIOneShotFlags(t *testing.T) {
 		t.Errorf("--thinking bogus: %d %q", code, errOut)
 	}
 }
+
+// Upstream's subcommand names are reserved: "relay list" is not a prompt.
+func TestCLIReservedSubcommands(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	if _, errOut, code := e.run("list"); code != 1 || !strings.HasPrefix(errOut, "Error: relay list is not supported yet") {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	if n := len(e.fake.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
+	}
+	if out, errOut, code := e.run(model, "--no-session", "--", "list"); code != 0 || out != "ok\n" {
+		t.Fatalf("-- list: %d %q %q", code, out, errOut)
+	}
+}
