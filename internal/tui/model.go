@@ -521,6 +521,10 @@ func (m *Model) applyEvent(ev agent.Event) {
 func (m *Model) applyResult(r resultMsg) {
 	if r.reload && r.err == nil {
 		m.tr.Clear()
+		if !m.opts.QuietStartup {
+			// The header heads every session's transcript, as at start.
+			m.tr.AddNotice(m.header())
+		}
 		m.tr.AddMessages(r.msgs)
 	}
 	if r.err != nil {

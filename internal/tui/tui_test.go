@@ -666,3 +666,19 @@ func TestRegularExitLeavesFooter(t *testing.T) {
 		t.Fatalf("final frame should end with the footer and an empty row:\n%q", fr)
 	}
 }
+
+// /new (and every command that reloads the transcript) keeps the header.
+func TestNewSessionKeepsHeader(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 100, 16)
+	d.Type("hi")
+	d.Press("enter")
+	d.Type("/new")
+	d.Press("escape", "enter")
+	fr := d.Frame()
+	if !strings.Contains(fr, "relay test") || strings.Contains(fr, "echo: hi") {
+		t.Fatalf("after /new:\n%s", fr)
+	}
+}
