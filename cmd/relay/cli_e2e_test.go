@@ -355,3 +355,18 @@ func TestCLIReservedSubcommands(t *testing.T) {
 		t.Fatalf("-- list: %d %q %q", code, out, errOut)
 	}
 }
+
+func TestCLIResumeWithoutTerminal(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	if _, errOut, code := e.run("-p", model, "--session-id", "old-one", "hi"); code != 0 {
+		t.Fatalf("setup: %s", errOut)
+	}
+	n := len(e.fake.Requests())
+	out, errOut, code := e.run("-p", model, "-r", "more")
+	if code != 0 || !strings.Contains(out, "old-one") || !strings.Contains(out, "relay --session") {
+		t.Fatalf("exit %d stdout %q", code, out)
+	}
+	if !strings.Contains(errOut, "Note: the prompt was not sent") || len(e.fake.Requests()) != n {
+		t.Errorf("stderr %q, %d requests", errOut, len(e.fake.Requests())-n)
+	}
+}

@@ -129,6 +129,9 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 	}
 	sess, code, err := openSession(a, st, agentDir, cwd, m, ask, listOut, stderr)
 	if sess == nil {
+		if err == nil && a.Resume && len(inputs) > 0 {
+			fmt.Fprintln(stderr, "Note: the prompt was not sent: --resume only lists sessions without a terminal; pass --session ID to continue one.")
+		}
 		return code, err
 	}
 
