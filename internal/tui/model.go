@@ -512,7 +512,15 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.clearAborting()
 		m.refreshInfo()
 	case agent.QueueUpdate:
-		m.queued = append(append([]string{}, ev.Steering...), ev.FollowUp...)
+		// Say which kind each queued message is: a steer lands after the
+		// current tool calls, a follow-up only when the agent is done.
+		m.queued = m.queued[:0:0]
+		for _, q := range ev.Steering {
+			m.queued = append(m.queued, "steering: "+q)
+		}
+		for _, q := range ev.FollowUp {
+			m.queued = append(m.queued, "follow-up: "+q)
+		}
 	case agent.MessageEnd, agent.SessionInfoChanged, agent.ThinkingLevelChanged, agent.CompactionEnd:
 		m.refreshInfo()
 	}

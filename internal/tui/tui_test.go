@@ -113,7 +113,8 @@ func TestAbortSteerFollowUpDequeue(t *testing.T) {
 	if !hasCall(f, "Steer also this") || !hasCall(f, "FollowUp later") {
 		t.Fatalf("calls %v", f.CallLog())
 	}
-	if !strings.Contains(d.Frame(), "queued: later") {
+	if fr := d.Frame(); !strings.Contains(fr, "steering: also this") || !strings.Contains(fr, "follow-up: later") ||
+		!strings.Contains(fr, "alt+up to edit all queued messages") {
 		t.Errorf("queue not shown:\n%s", d.Frame())
 	}
 	d.Press("alt+up")

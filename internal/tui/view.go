@@ -175,7 +175,10 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 	}
 	lines = append(lines, ansi.Truncate(status, w, "…"))
 	for _, q := range m.queued {
-		lines = append(lines, th.Fg("muted", ansi.Truncate("  queued: "+strings.ReplaceAll(q, "\n", " "), w, "…")))
+		lines = append(lines, th.Fg("muted", ansi.Truncate("  "+strings.ReplaceAll(q, "\n", " "), w, "…")))
+	}
+	if len(m.queued) > 0 {
+		lines = append(lines, th.Fg("dim", ansi.Truncate("  ↳ "+m.km.Label("app.message.dequeue")+" to edit all queued messages", w, "…")))
 	}
 	if pop := m.ed.CompletionView(w - 2); pop != "" {
 		for _, l := range strings.Split(pop, "\n") {

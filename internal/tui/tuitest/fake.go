@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"slices"
 	"sync"
 
 	"github.com/relay-agent/relay/internal/agent"
@@ -25,6 +26,8 @@ type Fake struct {
 	nextSub   int
 	Calls     []string // method calls, for assertions
 	Messages  []llm.Message
+	// steerQ and followQ are the two queues Queue holds together.
+	steerQ, followQ []string
 	Models    []*llm.Model
 	model     *llm.Model
 	level     llm.ThinkingLevel
@@ -198,25 +201,27 @@ func (f *Fake) Steer(text string, _ []llm.ImageContent) {
 	f.call("Steer " + text)
 	f.mu.Lock()
 	f.Queue = append(f.Queue, text)
-	q := append([]string(nil), f.Queue...)
+	f.steerQ = append(f.steerQ, text)
+	ev := agent.Event{Type: agent.QueueUpdate, Steering: slices.Clone(f.steerQ), FollowUp: slices.Clone(f.followQ)}
 	f.mu.Unlock()
-	f.Emit(agent.Event{Type: agent.QueueUpdate, Steering: q})
+	f.Emit(ev)
 }
 
 func (f *Fake) FollowUp(text string, _ []llm.ImageContent) {
 	f.call("FollowUp " + text)
 	f.mu.Lock()
 	f.Queue = append(f.Queue, text)
-	q := append([]string(nil), f.Queue...)
+	f.followQ = append(f.followQ, text)
+	ev := agent.Event{Type: agent.QueueUpdate, Steering: slices.Clone(f.steerQ), FollowUp: slices.Clone(f.followQ)}
 	f.mu.Unlock()
-	f.Emit(agent.Event{Type: agent.QueueUpdate, FollowUp: q})
+	f.Emit(ev)
 }
 
 func (f *Fake) Dequeue() []string {
 	f.call("Dequeue")
 	f.mu.Lock()
 	q := f.Queue
-	f.Queue = nil
+	f.Queue, f.steerQ, f.followQ = nil, nil, nil
 	f.mu.Unlock()
 	f.Emit(agent.Event{Type: agent.QueueUpdate})
 	return q
