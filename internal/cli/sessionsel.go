@@ -23,7 +23,7 @@ func openSession(a *Args, st *settings.Settings, agentDir, cwd string, m mode, a
 	case a.NoSession:
 		return session.InMemory(cwd), 0, nil
 	case a.Fork != "":
-		src, err := findSession(a.Fork, cwd, allDirs)
+		src, err := findSessionArg(a.Fork, dir, allDirs)
 		if err != nil {
 			return nil, 1, err
 		}
@@ -130,7 +130,7 @@ func oneLine(s string, n int) string {
 // project.
 func findSessionArg(arg, dir string, allDirs []string) (string, error) {
 	if isSessionPath(arg) {
-		return findSession(arg, "", nil)
+		return findSession(arg, nil)
 	}
 	p, err := session.FindByID(arg, dir)
 	if err == nil {
@@ -139,7 +139,7 @@ func findSessionArg(arg, dir string, allDirs []string) (string, error) {
 	if strings.Contains(err.Error(), "ambiguous") {
 		return "", fmt.Errorf("no session matches %q: %w", arg, err)
 	}
-	return findSession(arg, "", allDirs)
+	return findSession(arg, allDirs)
 }
 
 // crossProjectSession handles an id whose session was started in another
@@ -172,7 +172,7 @@ func isSessionPath(arg string) bool {
 
 // findSession resolves PATH|ID: a path when it contains a separator or
 // ends in .jsonl, else an exact id or unique id prefix.
-func findSession(arg, cwd string, dirs []string) (string, error) {
+func findSession(arg string, dirs []string) (string, error) {
 	if isSessionPath(arg) {
 		if _, err := os.Stat(arg); err != nil {
 			return "", fmt.Errorf("session file not found: %s", arg)

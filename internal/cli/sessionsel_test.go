@@ -130,3 +130,17 @@ func TestForkWithExistingSessionID(t *testing.T) {
 		}
 	}
 }
+
+func TestForkPrefersThisProject(t *testing.T) {
+	f := newSessFixture(t)
+	mine := writeSession(t, f.projDir, "abc-1", f.cwd)
+	writeSession(t, f.otherDir, "abc-2", f.other)
+	s, code, err := openSession(&Args{Fork: "abc"}, &settings.Settings{}, f.agentDir, f.cwd, modePrint, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if err != nil || code != 0 {
+		t.Fatalf("fork: %d %v", code, err)
+	}
+	defer s.Close()
+	if got := s.Header().ParentSession; got != mine {
+		t.Errorf("forked from %q, want %q", got, mine)
+	}
+}
