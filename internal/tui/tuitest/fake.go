@@ -8,9 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
-	"slices"
 	"sync"
 
 	"github.com/relay-agent/relay/internal/agent"
@@ -21,21 +21,21 @@ import (
 // Fake is an in-memory tui.Runtime. Prompts are answered by Reply, which
 // by default streams "echo: <prompt>" as an assistant message.
 type Fake struct {
-	mu        sync.Mutex
-	subs      map[int]func(agent.Event)
-	nextSub   int
-	Calls     []string // method calls, for assertions
-	Messages  []llm.Message
+	mu       sync.Mutex
+	subs     map[int]func(agent.Event)
+	nextSub  int
+	Calls    []string // method calls, for assertions
+	Messages []llm.Message
 	// steerQ and followQ are the two queues Queue holds together.
 	steerQ, followQ []string
-	Models    []*llm.Model
-	model     *llm.Model
-	level     llm.ThinkingLevel
-	info      tui.Info
-	Sessions  []tui.SessionItem
-	Nodes     []tui.TreeNode
-	Queue     []string
-	streaming bool
+	Models          []*llm.Model
+	model           *llm.Model
+	level           llm.ThinkingLevel
+	info            tui.Info
+	Sessions        []tui.SessionItem
+	Nodes           []tui.TreeNode
+	Queue           []string
+	streaming       bool
 	// Reply builds the events for a prompt; nil uses Echo.
 	Reply func(text string) []agent.Event
 	// CompactErr, when set, makes Compact fail with it (after reporting
