@@ -243,6 +243,9 @@ func contentText(c llm.Content) string {
 	return blocksText(c.Blocks)
 }
 
+// retryCancelled is the agent's FinalError when the retry wait was aborted.
+const retryCancelled = "Retry cancelled"
+
 // Apply folds one agent event into the transcript.
 func (t *Transcript) Apply(ev agent.Event) {
 	switch ev.Type {
@@ -288,8 +291,13 @@ func (t *Transcript) Apply(ev agent.Event) {
 	case agent.AutoRetryStart:
 		t.AddNotice(fmt.Sprintf("Retrying (%d/%d) in %ds: %s", ev.Attempt, ev.MaxAttempts, (ev.DelayMs+999)/1000, ev.ErrorMessage))
 	case agent.AutoRetryEnd:
-		if !ev.Success {
-			t.AddError("Retry failed: " + ev.FinalError)
+		switch {
+		case ev.Success:
+		case ev.FinalError == retryCancelled:
+			// The user pressed escape: not a failure to shout about.
+			t.AddNotice("Retry cancelled")
+		default:
+			t.AddError(fmt.Sprintf("Retry failed after %d attempts: %s", ev.Attempt, ev.FinalError))
 		}
 	case agent.CompactionStart:
 		t.AddNotice(fmt.Sprintf("Compacting context (%s)…", ev.Reason))

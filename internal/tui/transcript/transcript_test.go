@@ -281,3 +281,25 @@ func TestWriteShowsContent(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryEndTexts(t *testing.T) {
+	for _, tc := range []struct {
+		ev       agent.Event
+		want     string
+		wantKind Kind
+	}{
+		{agent.Event{Type: agent.AutoRetryEnd, Attempt: 1, FinalError: "Retry cancelled"}, "Retry cancelled", KindNotice},
+		{agent.Event{Type: agent.AutoRetryEnd, Attempt: 3, FinalError: "529 overloaded"}, "Retry failed after 3 attempts: 529 overloaded", KindError},
+	} {
+		tr := newT()
+		tr.Apply(tc.ev)
+		if len(tr.items) != 1 || tr.items[0].text != tc.want || tr.items[0].kind != tc.wantKind {
+			t.Errorf("%q: got %+v", tc.want, tr.items)
+		}
+	}
+	tr := newT()
+	tr.Apply(agent.Event{Type: agent.AutoRetryEnd, Success: true, Attempt: 1})
+	if len(tr.items) != 0 {
+		t.Errorf("success added %d items", len(tr.items))
+	}
+}
