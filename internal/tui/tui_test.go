@@ -683,3 +683,24 @@ func TestNewSessionKeepsHeader(t *testing.T) {
 		t.Fatalf("after /new:\n%s", fr)
 	}
 }
+
+// Fullscreen shows a running ! command's output as it comes, not only once
+// it has finished.
+func TestFullscreenBangShowsLiveOutput(t *testing.T) {
+	f := tuitest.NewFake()
+	f.BashBlock = make(chan struct{})
+	o := opts()
+	o.Fullscreen = true
+	d := start(t, f, o, 70, 16)
+	d.Type("!make test")
+	d.Press("enter")
+	if fr := d.Frame(); !strings.Contains(fr, "$ make test") || !strings.Contains(fr, "output of make test") {
+		t.Fatalf("running command not shown:\n%s", fr)
+	}
+	close(f.BashBlock)
+	time.Sleep(10 * time.Millisecond)
+	d.Settle()
+	if fr := d.Frame(); strings.Count(fr, "output of make test") != 1 {
+		t.Fatalf("after the command:\n%s", fr)
+	}
+}

@@ -48,8 +48,17 @@ func (m *Model) View() tea.View {
 		cursorRow = -1
 	} else if m.fullscreen {
 		avail := max(1, m.height-len(bottom))
-		m.rows = m.transcriptWithScrollbar(w, avail)
-		lines = m.highlight(m.rows)
+		var live []string
+		if m.bashRunning {
+			// A running ! command shows its latest output under the
+			// transcript, as in regular mode, until it lands there.
+			live = m.bashLive(w)
+			if keep := avail / 2; len(live) > keep {
+				live = live[len(live)-keep:]
+			}
+		}
+		m.rows = m.transcriptWithScrollbar(w, max(1, avail-len(live)))
+		lines = append(m.highlight(m.rows), live...)
 	} else {
 		live := m.tr.Live(w)
 		if m.bashRunning {

@@ -38,6 +38,8 @@ type Fake struct {
 	streaming       bool
 	// Reply builds the events for a prompt; nil uses Echo.
 	Reply func(text string) []agent.Event
+	// BashBlock, when set, holds Bash after its first output until closed.
+	BashBlock chan struct{}
 	// CompactErr, when set, makes Compact fail with it (after reporting
 	// it in a CompactionEnd event, as the runtime does).
 	CompactErr error
@@ -246,6 +248,9 @@ func (f *Fake) Bash(ctx context.Context, command string, exclude bool, onChunk f
 	f.call(fmt.Sprintf("Bash %s exclude=%v", command, exclude))
 	out := "output of " + command + "\n"
 	onChunk(out)
+	if b := f.BashBlock; b != nil {
+		<-b // a command still running after its first output
+	}
 	code := 0
 	return tui.BashResult{Output: out, ExitCode: &code}, nil
 }
