@@ -300,6 +300,11 @@ func (r *Runtime) activeSpecs() []llm.ToolSpec {
 	r.mu.Lock()
 	names := append([]string(nil), r.active...)
 	r.mu.Unlock()
+	if len(names) == 0 {
+		// Registry.Specs() with no names means "all"; no active tools
+		// means none (-nt, -nbt, defaultTools: []).
+		return nil
+	}
 	return r.cfg.Tools.Specs(names...)
 }
 
