@@ -182,10 +182,18 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}), true
 	case m.is("app.thinking.toggle", k):
 		m.tr.SetThinkingHidden(!m.tr.ThinkingHidden())
-		return nil, true
+		state := "shown"
+		if m.tr.ThinkingHidden() {
+			state = "hidden"
+		}
+		return m.showNotice(m.toggleNote("Thinking blocks " + state)), true
 	case m.is("app.tools.expand", k):
 		m.tr.SetToolsExpanded(!m.tr.ToolsExpanded())
-		return nil, true
+		state := "collapsed"
+		if m.tr.ToolsExpanded() {
+			state = "expanded"
+		}
+		return m.showNotice(m.toggleNote("Tool output " + state)), true
 	case m.is("app.message.copy", k):
 		if m.sel.active && !m.opts.CopyOnSelect {
 			return m.copySelection(), true
@@ -238,6 +246,16 @@ func thinkingSuffix(reasoning bool, lvl string) string {
 		return ""
 	}
 	return " · " + lvl
+}
+
+// toggleNote words the feedback of a display toggle. Regular mode printed
+// earlier blocks into the terminal's scrollback for good, so there the
+// toggle only reaches what comes next: say so rather than seem broken.
+func (m *Model) toggleNote(s string) string {
+	if m.fullscreen {
+		return s
+	}
+	return s + " for new output (printed blocks stay; --tui-mode fullscreen redraws them)"
 }
 
 // interrupt aborts work; with nothing running, a double escape on an

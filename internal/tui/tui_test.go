@@ -704,3 +704,21 @@ func TestFullscreenBangShowsLiveOutput(t *testing.T) {
 		t.Fatalf("after the command:\n%s", fr)
 	}
 }
+
+// ctrl+o / ctrl+t say what they did; in regular mode, that they only reach
+// new output (printed blocks cannot be redrawn).
+func TestDisplayTogglesGiveFeedback(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 120, 12)
+	d.Press("ctrl+o")
+	if fr := d.Frame(); !strings.Contains(fr, "Tool output expanded for new output") {
+		t.Fatalf("regular ctrl+o:\n%s", fr)
+	}
+	o := opts()
+	o.Fullscreen = true
+	d = start(t, f, o, 120, 12)
+	d.Press("ctrl+t")
+	if fr := d.Frame(); !strings.Contains(fr, "Thinking blocks hidden") || strings.Contains(fr, "for new output") {
+		t.Fatalf("fullscreen ctrl+t:\n%s", fr)
+	}
+}
