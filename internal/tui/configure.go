@@ -346,6 +346,9 @@ type settingDef struct {
 	key    string
 	values []any
 	apply  func(m *Model, v any)
+	// onRestart: the running UI cannot switch; the value is saved for the
+	// next start, and the user is told so.
+	onRestart bool
 }
 
 var settingDefs = []settingDef{
@@ -354,7 +357,7 @@ var settingDefs = []settingDef{
 		m.applyThemeSetting()
 	}},
 	{key: "hideThinkingBlock", apply: func(m *Model, v any) { m.tr.SetThinkingHidden(v == true) }},
-	{key: "tuiMode", values: []any{"fullscreen", "regular"}},
+	{key: "tuiMode", values: []any{"fullscreen", "regular"}, onRestart: true},
 	{key: "fullscreenScrollbar", values: []any{"auto", "always", "hidden"}, apply: func(m *Model, v any) { m.opts.FullscreenScrollbar = fmt.Sprint(v) }},
 	{key: "doubleEscapeAction", values: []any{"tree", "fork", "none"}, apply: func(m *Model, v any) { m.opts.DoubleEscapeAction = fmt.Sprint(v) }},
 	{key: "treeFilterMode", values: []any{"default", "no-tools", "user-only", "labeled-only", "all"}, apply: func(m *Model, v any) { m.opts.TreeFilterMode = fmt.Sprint(v) }},
@@ -362,7 +365,7 @@ var settingDefs = []settingDef{
 	{key: "followUpMode", values: []any{"one-at-a-time", "all"}},
 	{key: "quietStartup"},
 	{key: "showHardwareCursor", apply: func(m *Model, v any) { m.opts.ShowHardwareCursor = v == true }},
-	{key: "outputPad", values: []any{0, 1}},
+	{key: "outputPad", values: []any{0, 1}, onRestart: true},
 	{key: "editorPaddingX", values: []any{0, 1, 2, 3}, apply: func(m *Model, v any) { m.opts.EditorPaddingX, _ = v.(int) }},
 	{key: "autocompleteMaxVisible", values: []any{3, 5, 8, 10, 15, 20}, apply: func(m *Model, v any) {
 		n, _ := v.(int)
@@ -397,12 +400,16 @@ func (m *Model) openSettings() {
 		// Keep the list open on the same row with the new value.
 		s.items[it.value.(int)].detail = fmt.Sprint(next)
 		m.overlay = s
-		return m.call(func() resultMsg {
+		var note tea.Cmd
+		if d.onRestart {
+			note = m.showNotice(fmt.Sprintf("%s: %v takes effect the next time relay starts", d.key, next))
+		}
+		return tea.Batch(note, m.call(func() resultMsg {
 			if err := c.SetSetting(d.key, next); err != nil {
 				return resultMsg{err: err}
 			}
 			return resultMsg{}
-		})
+		}))
 	})
 	s.hint = "enter changes the value (saved to your settings) · esc close"
 	m.overlay = s

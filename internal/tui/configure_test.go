@@ -92,3 +92,17 @@ func TestBugDialog(t *testing.T) {
 		t.Fatalf("calls %v", f.CallLog())
 	}
 }
+
+// Settings the running UI cannot switch (tuiMode) say they apply on the
+// next start instead of silently doing nothing.
+func TestSettingsRestartNote(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 100, 24)
+	d.Type("/settings")
+	d.Press("escape", "enter")
+	d.Type("tuiMode")
+	d.Press("enter")
+	if fr := d.Frame(); !strings.Contains(fr, "takes effect the next time relay starts") {
+		t.Fatalf("no restart note:\n%s", fr)
+	}
+}
