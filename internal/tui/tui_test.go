@@ -722,3 +722,22 @@ func TestDisplayTogglesGiveFeedback(t *testing.T) {
 		t.Fatalf("fullscreen ctrl+t:\n%s", fr)
 	}
 }
+
+// A message longer than the editor's window says so on its rules.
+func TestEditorRulesShowHiddenRows(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 60, 15) // the editor shows 5 rows
+	for i := range 8 {
+		d.Type(fmt.Sprintf("row %d", i))
+		d.Press("shift+enter")
+	}
+	fr := d.Frame()
+	if !strings.Contains(fr, "─── ↑ 4 more ─") || strings.Contains(fr, "↓") {
+		t.Fatalf("top rule:\n%s", fr)
+	}
+	d.Press("up", "up", "up", "up", "up", "up", "up", "up")
+	fr = d.Frame()
+	if !strings.Contains(fr, "─── ↓ 4 more ─") || strings.Contains(fr, "↑") {
+		t.Fatalf("bottom rule:\n%s", fr)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/theme"
 )
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -202,21 +203,32 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 	if m.ed.BangMode() {
 		ruleRole = "bashMode"
 	}
-	rule := th.Fg(ruleRole, strings.Repeat("─", w))
-	lines = append(lines, rule)
 	padX := max(0, min(3, m.opts.EditorPaddingX))
 	edW := max(4, w-2*padX)
 	maxRows := max(1, min(10, m.height/3))
 	body := m.ed.View(edW, maxRows, m.opts.ShowHardwareCursor)
+	// The rules say when the message is longer than the editor shows.
+	above, below := m.ed.Hidden()
+	lines = append(lines, editorRule(th, ruleRole, w, "↑", above))
 	cx, cy := m.ed.Cursor()
 	curRow, curCol = len(lines)+cy, padX+cx
 	pad := strings.Repeat(" ", padX)
 	for _, l := range strings.Split(body, "\n") {
 		lines = append(lines, pad+l)
 	}
-	lines = append(lines, rule)
+	lines = append(lines, editorRule(th, ruleRole, w, "↓", below))
 	lines = append(lines, m.footer(w)...)
 	return lines, curRow, curCol
+}
+
+// editorRule is the rule above or below the editor, naming the rows
+// scrolled out on that side.
+func editorRule(th *theme.Theme, role string, w int, arrow string, hidden int) string {
+	if hidden <= 0 {
+		return th.Fg(role, strings.Repeat("─", w))
+	}
+	label := fmt.Sprintf("─── %s %d more ", arrow, hidden)
+	return th.Fg(role, ansi.Truncate(label+strings.Repeat("─", max(0, w-ansi.StringWidth(label))), w, ""))
 }
 
 func thinkingRole(level string) string {

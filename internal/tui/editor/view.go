@@ -36,6 +36,7 @@ type viewState struct {
 	width, height int
 	wraps         [][]int // per line: start column of each visual row
 	scroll        int     // first visible visual row
+	total         int     // visual rows of the text at the last View
 	// HideCursor leaves the cursor cell to the terminal's hardware cursor.
 	cursorX, cursorY int
 }
@@ -205,6 +206,7 @@ func (e *Editor) View(width, height int, hideCursor bool) string {
 		total += len(starts)
 	}
 	v := &e.view
+	v.total = total
 	if curRow < v.scroll {
 		v.scroll = curRow
 	}
@@ -258,6 +260,16 @@ func (e *Editor) View(width, height int, hideCursor bool) string {
 		}
 	}
 	return out.String()
+}
+
+// Hidden is how many visual rows of the text the last View left out above
+// and below its window (a long message scrolls inside the editor).
+func (e *Editor) Hidden() (above, below int) {
+	v := &e.view
+	if e.buf.empty() {
+		return 0, 0
+	}
+	return v.scroll, max(0, v.total-v.scroll-v.height)
 }
 
 // Cursor is the cursor cell of the last View, relative to its top left.
