@@ -368,6 +368,11 @@ func TestE2ERegularMode(t *testing.T) {
 	if !strings.Contains(e.screen(), "Inline answer with code.") {
 		t.Errorf("answer gone after exit:\n%s", e.screen())
 	}
+	// What the terminal prints next (here tmux's "Pane is dead") goes
+	// below the footer, not over its model and context line.
+	if !strings.Contains(e.screen(), "%/") {
+		t.Errorf("footer overwritten after exit:\n%s", e.screen())
+	}
 }
 
 func TestE2EExternalEditor(t *testing.T) {
