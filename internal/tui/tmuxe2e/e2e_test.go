@@ -222,7 +222,7 @@ func TestE2EAbortAndSteer(t *testing.T) {
 	e.waitFor("slow words", 10*time.Second)
 	e.text("please also check tests")
 	e.keys("Enter")
-	e.waitFor("queued: please also check tests", 5*time.Second)
+	e.waitFor("steering: please also check tests", 5*time.Second)
 	e.keys("Escape")
 	e.waitFor("Aborted", 10*time.Second)
 	// The session file holds the aborted answer.
