@@ -95,6 +95,7 @@ type Model struct {
 	bashOut     *strings.Builder
 	bashMu      *sync.Mutex
 	bashCmd     string
+	bashExclude bool // the running ! command is a !! one
 	queued      []string
 	images      []llm.ImageContent // pasted images for the next prompt
 	status      string
@@ -595,7 +596,7 @@ func (m *Model) runBash(command string, exclude bool) tea.Cmd {
 		m.setStatus("a shell command is already running", true)
 		return nil
 	}
-	m.bashRunning, m.bashCmd = true, command
+	m.bashRunning, m.bashCmd, m.bashExclude = true, command, exclude
 	m.bashMu.Lock()
 	m.bashOut.Reset()
 	m.bashMu.Unlock()
@@ -618,7 +619,7 @@ func (m *Model) finishBash(msg bashDoneMsg) {
 		return
 	}
 	m.tr.AddMessage(&llm.BashExecutionMessage{Command: m.bashCmd, Output: msg.res.Output, ExitCode: msg.res.ExitCode,
-		Cancelled: msg.res.Cancelled, Truncated: msg.res.Truncated})
+		Cancelled: msg.res.Cancelled, Truncated: msg.res.Truncated, ExcludeFromContext: m.bashExclude})
 	m.refreshInfo()
 }
 

@@ -306,6 +306,10 @@ func TestBangCommands(t *testing.T) {
 	if !strings.Contains(strings.Join(d.Printed, "\n"), "output of ls") {
 		t.Errorf("bash output not shown: %q", d.Printed)
 	}
+	// Only the !! command says its output stays out of the context.
+	if n := strings.Count(strings.Join(d.Printed, "\n"), "not sent to the model"); n != 1 {
+		t.Errorf("exclusion noted %d times: %q", n, d.Printed)
+	}
 }
 
 func TestSessionCommandsAndExit(t *testing.T) {

@@ -49,6 +49,7 @@ type item struct {
 	// bash execution
 	exitCode  *int
 	cancelled bool
+	excluded  bool // a !! command: its output is not sent to the model
 
 	cacheW, cacheV int
 	cacheFlags     uint8
@@ -364,6 +365,9 @@ func (it *item) drawBash(c *renderCtx, width, inner int) []string {
 	if len(content) > 0 {
 		body = append(body, "")
 		body = append(body, content...)
+	}
+	if it.excluded {
+		body = append(body, th.Fg("muted", "(!! output not sent to the model)"))
 	}
 	switch {
 	case it.cancelled:

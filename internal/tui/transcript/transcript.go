@@ -211,7 +211,8 @@ func (t *Transcript) AddMessage(m llm.Message) {
 		t.placeImages(it)
 		it.touch()
 	case *llm.BashExecutionMessage:
-		t.add(&item{kind: KindBash, text: m.Command, output: m.Output, exitCode: m.ExitCode, cancelled: m.Cancelled, done: true})
+		t.add(&item{kind: KindBash, text: m.Command, output: m.Output, exitCode: m.ExitCode, cancelled: m.Cancelled,
+			excluded: m.ExcludeFromContext, done: true})
 	case *llm.CustomMessage:
 		if m.Display {
 			t.add(&item{kind: KindCustom, text: "[" + m.CustomType + "] " + contentText(m.Content), done: true})
