@@ -49,6 +49,11 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	if len(o.Inputs) > 0 {
 		opts.InitialPrompt = o.Inputs[0].Text
 		opts.InitialImages = o.Inputs[0].Images
+		// Further message arguments are separate prompts, each after the
+		// previous one finished (§1.5): follow-ups do exactly that.
+		for _, in := range o.Inputs[1:] {
+			rt.FollowUp(in.Text, in.Images)
+		}
 	}
 	opts.OnCommand = ar.command
 	// Laya's routing state: the status line shows the routed task and any
