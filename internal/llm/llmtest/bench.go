@@ -53,3 +53,38 @@ func BenchStreamText2MB(b *testing.B, tg Target) {
 	}
 	b.ReportMetric((CPUSeconds()-cpu0)*1000/float64(b.N), "cpu-ms/op")
 }
+
+// MemoryLinearInAnswer streams answers of 256 KiB and 1 MiB in 16-byte
+// deltas through tg's client and checks that the bytes allocated grow
+// linearly (about 4x), not with the number of deltas times the answer.
+func MemoryLinearInAnswer(t *testing.T, tg Target) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("allocates a few MB")
+	}
+	alloc := func(size int) uint64 {
+		text := string(bytes.Repeat([]byte("0123456789abcde\n"), size/16))
+		model := tg.Model("http://fake")
+		stream := Render(model.API, &Response{Text: text, ChunkSize: 16})
+		req := &llm.Request{Model: model, APIKey: "k",
+			Messages:   []llm.Message{&llm.UserMessage{Content: llm.StringContent("hi")}},
+			HTTPClient: &http.Client{Transport: Canned(stream)}}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		msg := tg.Client.Stream(context.Background(), req, func(llm.AssistantEvent) {})
+		runtime.ReadMemStats(&after)
+		if msg.StopReason != llm.StopStop {
+			t.Fatalf("stream failed: %s", msg.ErrorMessage)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(256<<10), alloc(1<<20)
+	if ratio := float64(large) / float64(small); ratio > 6 {
+		t.Fatalf("allocations grew %.1fx for a 4x larger answer (%d -> %d bytes)", ratio, small, large)
+	}
+	if large > 12<<20 {
+		t.Fatalf("a 1 MiB answer allocated %d bytes", large)
+	}
+	t.Logf("256 KiB answer: %d bytes allocated, 1 MiB: %d", small, large)
+}
