@@ -9,6 +9,7 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"strings"
 
 	xdraw "golang.org/x/image/draw"
 
@@ -46,6 +47,27 @@ type processedImage struct {
 	data     []byte
 	mimeType string
 	hints    []string
+}
+
+// PreparedImage is an image fitted to the model's limits by PrepareImage.
+type PreparedImage struct {
+	Data     []byte
+	MimeType string
+	// Hint tells the model how the image was scaled ("" when sent as is).
+	Hint string
+}
+
+// PrepareImage checks that data (of the given image MIME type) decodes and
+// fits it into maxW×maxH (2000 each when <= 0) and the byte budget the
+// read tool uses, so @file arguments and read results get the same
+// treatment. With autoResize off the image is sent as is, except that BMP
+// is always converted to PNG.
+func PrepareImage(data []byte, mime string, autoResize bool, maxW, maxH int) (PreparedImage, error) {
+	p, err := processImage(data, mime, autoResize, maxW, maxH)
+	if err != nil {
+		return PreparedImage{}, err
+	}
+	return PreparedImage{Data: p.data, MimeType: p.mimeType, Hint: strings.Join(p.hints, "\n")}, nil
 }
 
 func decodeImage(data []byte, mime string) (image.Image, error) {
