@@ -133,6 +133,13 @@ type Model struct {
 	kittyKeys bool // the terminal disambiguates Escape (kitty protocol)
 	liveHigh  int  // regular mode: most rows the live area used (clearOnShrink)
 
+	// Regular mode: committed lines waiting to be printed (scrollback.go),
+	// the last frame's height and the tallest recent one.
+	printQueue           []string
+	printing             bool
+	frameRows, frameTall int
+	frameTallAt          time.Time
+
 	noticeCh   chan string
 	noticeSeq  int
 	noticeText string
@@ -354,6 +361,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
 	case infoMsg:
 		m.info, m.infoBusy = msg.info, false
+	case printNextMsg:
+		cmds = append(cmds, m.printNext())
 	case tickMsg:
 		m.spin++
 		cmds = append(cmds, tick())
@@ -450,7 +459,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if !m.fullscreen && m.width > 0 {
 		if lines := m.tr.TakeCommitted(m.contentWidth()); len(lines) > 0 {
-			cmds = append(cmds, tea.Println(strings.Join(lines, "\n")))
+			cmds = append(cmds, m.queuePrint(lines))
 		}
 	}
 	if c := m.infoCmd(); c != nil {

@@ -83,6 +83,18 @@ func (m *Model) View() tea.View {
 		}
 		m.liveHigh = max(m.liveHigh, len(lines))
 	}
+	if !m.fullscreen {
+		// Leave a row above the frame so committed lines always have room
+		// to print without pushing the frame into the scrollback.
+		if len(lines) > m.height-1 && m.height > 1 {
+			drop := len(lines) - (m.height - 1)
+			if cursorRow >= 0 {
+				cursorRow = max(0, cursorRow-drop)
+			}
+			lines = lines[drop:]
+		}
+		m.noteFrame(len(lines))
+	}
 	if m.quitting && !m.fullscreen {
 		// On exit the renderer leaves the cursor on the frame's last row,
 		// where the shell's prompt would overwrite the footer: end the

@@ -63,6 +63,7 @@ type tmuxEnv struct {
 	fake     *llmtest.Server
 	session  string
 	extraEnv []string
+	cols     int // window width (default 100)
 }
 
 func newTmux(t *testing.T, script *llmtest.Script, settings map[string]any) *tmuxEnv {
@@ -97,7 +98,11 @@ func (e *tmuxEnv) start(args ...string) time.Duration {
 	cmd := "env " + strings.Join(quoteAll(e.env()), " ") + " " + e.bin + " " + strings.Join(quoteAll(args), " ")
 	// The server starts with an idle pane first, so the measured time is
 	// relay's own start-up, not tmux's.
-	out, err := e.tmux("new-session", "-d", "-s", e.session, "-x", "100", "-y", "30", "-c", e.cwd, "sleep 600").CombinedOutput()
+	cols := "100"
+	if e.cols > 0 {
+		cols = fmt.Sprint(e.cols)
+	}
+	out, err := e.tmux("new-session", "-d", "-s", e.session, "-x", cols, "-y", "30", "-c", e.cwd, "sleep 600").CombinedOutput()
 	if err != nil {
 		e.t.Fatalf("tmux: %v %s", err, out)
 	}
@@ -527,5 +532,105 @@ func TestE2EFullscreenImageScroll(t *testing.T) {
 	}
 	if strings.Contains(e.screen(), "iVBOR") {
 		t.Error("image data on screen")
+	}
+}
+
+// A regular-mode terminal narrowed while an answer streams keeps its
+// scrollback: every committed line stays exactly once, with no rows lost or
+// added and no stale copy of the live frame. The narrower width makes the
+// answer taller than the screen, which is what used to break the commit; a
+// long answer at full width does the same.
+func TestE2ERegularModeNarrowWhileStreaming(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reps   int
+		narrow bool
+	}{{"narrowed", 120, true}, {"tall answer", 200, false}} {
+		t.Run(tc.name, func(t *testing.T) { testRegularScrollback(t, tc.reps, tc.narrow) })
+	}
+}
+
+func testRegularScrollback(t *testing.T, reps int, narrow bool) {
+	var first []string
+	for i := 1; i <= 20; i++ {
+		first = append(first, fmt.Sprintf("line%02d", i))
+	}
+	slow := llmtest.Response{Text: strings.Repeat("slow words ", reps), ChunkSize: 4, Delay: llmtest.Duration(20 * time.Millisecond)}
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: strings.Join(first, "  \n")}, slow}},
+		map[string]any{"tuiMode": "regular"})
+	e.cols = 80
+	e.start()
+	e.text("first question")
+	e.keys("Enter")
+	e.waitFor("line20", 10*time.Second)
+	e.text("second question")
+	e.keys("Enter")
+	e.waitFor("slow words slow", 10*time.Second)
+	if narrow {
+		if out, err := e.tmux("resize-window", "-t", e.session, "-x", "60").CombinedOutput(); err != nil {
+			t.Fatalf("resize: %v %s", err, out)
+		}
+	}
+	e.text("x") // typed while streaming: the editor is part of the frame
+	// -J joins the rows the terminal wrapped when it narrowed, so rows
+	// printed at 80 columns read as printed.
+	capture := func() string {
+		out, _ := e.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", e.session).Output()
+		return string(out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) && strings.Contains(e.screen(), "Working") {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	all := capture()
+	rows := strings.Split(all, "\n")
+	for _, l := range first {
+		if n := strings.Count(all, l); n != 1 {
+			t.Errorf("%s appears %d times in the scrollback", l, n)
+		}
+	}
+	if n := strings.Count(all, "Working"); n != 0 {
+		t.Errorf("%d stale copies of the live frame in the scrollback", n)
+	}
+	// The first answer's rows are consecutive, followed by the separator
+	// row and the second prompt's box.
+	start := -1
+	for i, r := range rows {
+		if strings.Contains(r, "line01") {
+			start = i
+		}
+	}
+	if start < 0 {
+		t.Fatalf("line01 missing:\n%s", all)
+	}
+	for i := 0; i < 20 && start+i < len(rows); i++ {
+		if !strings.Contains(rows[start+i], first[i]) {
+			t.Errorf("row %d after line01 is %q, want %s", i, rows[start+i], first[i])
+			break
+		}
+	}
+	blank := 0
+	for i := start + 20; i < len(rows) && strings.TrimSpace(rows[i]) == ""; i++ {
+		blank++
+	}
+	if blank != 2 { // the separator and the prompt box's top row
+		t.Errorf("%d blank rows after the first answer, want 2", blank)
+	}
+	// Nor is the row above the streamed answer (the separator) lost.
+	q, a := -1, -1
+	for i, r := range rows {
+		if strings.Contains(r, "second question") && q < 0 {
+			q = i
+		}
+		if strings.Contains(r, "slow words") && a < 0 {
+			a = i
+		}
+	}
+	if q < 0 || a-q != 3 {
+		t.Errorf("%d rows from the second prompt to its answer, want 3", a-q)
+	}
+	if t.Failed() {
+		t.Logf("scrollback:\n%s", all)
 	}
 }

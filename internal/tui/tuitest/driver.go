@@ -58,6 +58,21 @@ func (d *Driver) handle(msg tea.Msg) {
 		d.Quit = true
 		return
 	}
+	if cmds, ok := sequenceCmds(msg); ok {
+		// tea.Sequence: the commands run one after the other, their
+		// messages queued in that order.
+		go func() {
+			for _, c := range cmds {
+				if c == nil {
+					continue
+				}
+				if m := c(); m != nil {
+					d.msgs <- m
+				}
+			}
+		}()
+		return
+	}
 	// tea.Println produces an unexported message; record it by its text.
 	if s, ok := printed(msg); ok {
 		d.Printed = append(d.Printed, s)

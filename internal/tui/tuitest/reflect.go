@@ -3,6 +3,8 @@ package tuitest
 import (
 	"fmt"
 	"reflect"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 func typeName(v any) string { return reflect.TypeOf(v).String() }
@@ -18,4 +20,21 @@ func extractField(v any) string {
 		}
 	}
 	return fmt.Sprint(v)
+}
+
+// sequenceCmds returns the commands of tea.Sequence's unexported message,
+// which are run one after the other.
+func sequenceCmds(v any) ([]tea.Cmd, bool) {
+	if typeName(v) != "tea.sequenceMsg" {
+		return nil, false
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice {
+		return nil, false
+	}
+	cmds := make([]tea.Cmd, rv.Len())
+	for i := range cmds {
+		cmds[i], _ = rv.Index(i).Interface().(tea.Cmd)
+	}
+	return cmds, true
 }
