@@ -134,6 +134,18 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		}
 		return code, err
 	}
+	if m == modeTUI && sess.IsPersisted() {
+		// Warm the session listing cache while the person reads the
+		// screen, so the first /resume on a large store is instant.
+		root := sess.SessionDir()
+		if root == session.DefaultDir(agentDir, cwd) {
+			root = filepath.Dir(root)
+		}
+		go func() {
+			time.Sleep(2 * time.Second)
+			_, _ = session.ListAll(root)
+		}()
+	}
 
 	// Model and thinking level.
 	src := &modelSource{reg: reg}
