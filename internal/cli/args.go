@@ -6,6 +6,13 @@ import (
 )
 
 // Args is the parsed command line (upstream-spec-core.md §1.3–1.4).
+//
+// The scanner is hand-written rather than kong (design.md's choice): the
+// original's rules are positional and contextual — `-p` takes the next
+// argument only when it does not start with `-` or `@`, `--list-models`
+// takes an optional search word, unknown long flags are kept for
+// extensions with an optional value, and `@file` arguments survive `--` —
+// which a declarative flag parser cannot express without fighting it.
 type Args struct {
 	Help, Version bool
 	Mode          string // "", "text", "json", "rpc"
