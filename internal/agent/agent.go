@@ -272,7 +272,7 @@ func (a *Agent) settle(ctx context.Context, msgs []llm.Message) {
 		if failed {
 			pe := last.Err
 			if pe == nil {
-				pe = ClassifyMessage(last.ErrorMessage)
+				pe = llm.ClassifyError(0, last.ErrorMessage)
 			}
 			overflow = pe.Kind == llm.ErrContextOverflow
 			retryable = pe.Retryable()

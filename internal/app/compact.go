@@ -175,7 +175,7 @@ func (r *Runtime) summarizer(source, reason string) compaction.Summarizer {
 			}
 			pe := msg.Err
 			if pe == nil {
-				pe = agent.ClassifyMessage(msg.ErrorMessage)
+				pe = llm.ClassifyError(0, msg.ErrorMessage)
 			}
 			if !pe.Retryable() {
 				return msg

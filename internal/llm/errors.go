@@ -67,8 +67,36 @@ func IsContextOverflow(msg string) bool {
 // messages read back from a session, and for in-stream errors). Status may
 // be 0.
 func ClassifyError(status int, msg string) *ProviderError {
+	if status == 0 {
+		status = leadingStatus(msg)
+	}
 	return &ProviderError{Kind: classify(status, "", msg), Status: status, Message: msg}
 }
+
+// leadingStatus reads the HTTP status ClassifyHTTP puts at the front of its
+// messages ("529 overloaded_error: ..."), so a message read back from a
+// session classifies like the live error did; 0 when there is none.
+func leadingStatus(msg string) int {
+	if len(msg) < 4 || msg[3] != ' ' {
+		return 0
+	}
+	n := 0
+	for _, c := range msg[:3] {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n < 100 || n > 599 {
+		return 0
+	}
+	return n
+}
+
+// networkWords mark a dropped or stalled connection in a message without
+// a status (a cut stream, a reset, an idle timeout).
+var networkWords = []string{"terminated", "connection reset", "econnreset", "socket hang up", "unexpected eof",
+	"stream ended", "broken pipe", "connection refused", "idle timeout", "fetch failed"}
 
 // classify decides the kind from the HTTP status, the provider's error type
 // or code, and the message text. Quota, billing and auth are checked before
@@ -97,6 +125,11 @@ func classify(status int, typ, msg string) ErrorKind {
 		return ErrNetwork
 	case status >= 400:
 		return ErrInvalidRequest
+	}
+	for _, w := range networkWords {
+		if strings.Contains(l, w) {
+			return ErrNetwork
+		}
 	}
 	return ErrOther
 }
