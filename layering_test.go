@@ -59,6 +59,7 @@ var layers = map[string]int{
 	"internal/fuzzy":                   0,
 	"internal/deps":                    0,
 	"internal/changelog":               0,
+	"internal/jsonc":                   0,
 }
 
 func layerOf(pkg string) (int, bool) {

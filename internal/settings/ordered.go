@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/relay-agent/relay/internal/jsonc"
 )
 
 // Object is a JSON object that remembers its key order, so a settings file
@@ -178,7 +180,7 @@ func (e *SyntaxError) Error() string {
 // parseOrdered parses a JSON document into ordered values. A leading UTF-8
 // byte order mark is ignored. Errors are *SyntaxError.
 func parseOrdered(data []byte) (any, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = jsonc.TrimBOM(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := decodeValue(dec)
@@ -202,72 +204,16 @@ func parseOrdered(data []byte) (any, error) {
 			msg = "unexpected end of file"
 			off = int64(len(data))
 		}
-		line, col := lineCol(data, off)
+		line, col := jsonc.LineCol(data, off)
 		return nil, &SyntaxError{Line: line, Column: col, Msg: msg}
 	}
 	return v, nil
 }
 
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}
-
+// decodeValue reads one value with objects as *Object. A duplicate key keeps
+// the last value, as JSON.parse does.
 func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := NewObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				// A duplicate key keeps the last value, as JSON.parse does.
-				o.Put(k, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return o, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return arr, nil
-		}
-		return nil, fmt.Errorf("unexpected %q", t)
-	}
-	return tok, nil
+	return jsonc.DecodeValue(dec, NewObject, (*Object).Put)
 }
 
 // toOrdered converts a Go value (from a caller of Set) into the ordered
