@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,19 +79,9 @@ func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 	pattern := a.String("pattern", true)
 	path := a.String("path", false)
 	limit := positiveLimit(a, findDefaultLimit)
-	if r := a.Err(); r != nil {
+	root, _, r := searchRoot(a, path, t.env.Cwd, rootOptions{dirOnly: true})
+	if r != nil {
 		return *r
-	}
-	if path == "" {
-		path = "."
-	}
-	root := resolvePath(path, t.env.Cwd)
-	st, err := os.Stat(root)
-	if err != nil {
-		return tool.Errorf("Path not found: %s", root)
-	}
-	if !st.IsDir() {
-		return tool.Errorf("Not a directory: %s", root)
 	}
 	glob, err := newFindGlob(pattern)
 	if err != nil {
@@ -132,21 +121,16 @@ func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 		return tool.Text("No files found matching pattern")
 	}
 	slices.Sort(results)
-	tr := tool.TruncateHead(strings.Join(results, "\n"), tool.Limits{MaxLines: tool.NoLineLimit})
-	var details FindDetails
-	var notices []string
-	if len(results) >= limit {
-		notices = append(notices, fmt.Sprintf("%d results limit reached. Use limit=%d for more, or refine pattern", limit, limit*2))
-		details.ResultLimitReached = limit
+	var limitNotice string
+	reached := len(results) >= limit
+	if reached {
+		limitNotice = fmt.Sprintf("%d results limit reached. Use limit=%d for more, or refine pattern", limit, limit*2)
 	}
-	if tr.Truncated {
-		notices = append(notices, tool.FormatSize(tool.DefaultMaxBytes)+" limit reached")
-		details.Truncation = &tr
-	}
-	r := tool.Text(tr.Content)
-	if len(notices) > 0 {
-		r = tool.Text(tr.Content + "\n\n[" + strings.Join(notices, ". ") + "]")
-		r.Details = details
-	}
-	return r
+	return listResult(results, limitNotice, "", func(tr *tool.Truncation) any {
+		d := FindDetails{Truncation: tr}
+		if reached {
+			d.ResultLimitReached = limit
+		}
+		return d
+	})
 }

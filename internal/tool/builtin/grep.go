@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -210,16 +209,9 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 	if contextLines < 0 {
 		a.Fail("context", "expected a non-negative integer, got %d", contextLines)
 	}
-	if r := a.Err(); r != nil {
+	root, st, r := searchRoot(a, path, t.env.Cwd, rootOptions{})
+	if r != nil {
 		return *r
-	}
-	if path == "" {
-		path = "."
-	}
-	root := resolvePath(path, t.env.Cwd)
-	st, err := os.Stat(root)
-	if err != nil {
-		return tool.Errorf("Path not found: %s", root)
 	}
 	m, err := newLineMatcher(pattern, literal, ignoreCase)
 	if err != nil {
@@ -268,26 +260,20 @@ func (g *grepRun) result() tool.Result {
 	for _, f := range g.files {
 		lines = append(lines, f.lines...)
 	}
-	tr := tool.TruncateHead(strings.Join(lines, "\n"), tool.Limits{MaxLines: tool.NoLineLimit})
-	var details GrepDetails
-	var notices []string
-	if g.count.Load() >= int64(g.limit) {
-		notices = append(notices, fmt.Sprintf("%d matches limit reached. Use limit=%d for more, or refine pattern", g.limit, g.limit*2))
-		details.MatchLimitReached = g.limit
+	var limitNotice, lineNotice string
+	reached := g.count.Load() >= int64(g.limit)
+	if reached {
+		limitNotice = fmt.Sprintf("%d matches limit reached. Use limit=%d for more, or refine pattern", g.limit, g.limit*2)
 	}
-	if tr.Truncated {
-		notices = append(notices, tool.FormatSize(tool.DefaultMaxBytes)+" limit reached")
-		details.Truncation = &tr
+	linesTruncated := g.truncLine.Load()
+	if linesTruncated {
+		lineNotice = fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", tool.GrepMaxLineLength)
 	}
-	if g.truncLine.Load() {
-		notices = append(notices, fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", tool.GrepMaxLineLength))
-		details.LinesTruncated = true
-	}
-	text := tr.Content
-	r := tool.Text(text)
-	if len(notices) > 0 {
-		r = tool.Text(text + "\n\n[" + strings.Join(notices, ". ") + "]")
-		r.Details = details
-	}
-	return r
+	return listResult(lines, limitNotice, lineNotice, func(tr *tool.Truncation) any {
+		d := GrepDetails{Truncation: tr, LinesTruncated: linesTruncated}
+		if reached {
+			d.MatchLimitReached = g.limit
+		}
+		return d
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"strings"
 
 	xdraw "golang.org/x/image/draw"
@@ -70,38 +71,44 @@ func PrepareImage(data []byte, mime string, autoResize bool, maxW, maxH int) (Pr
 	return PreparedImage{Data: p.data, MimeType: p.mimeType, Hint: strings.Join(p.hints, "\n")}, nil
 }
 
-func decodeImage(data []byte, mime string) (image.Image, error) {
-	r := bytes.NewReader(data)
+// imageCodec holds the decoders for one supported image MIME type.
+type imageCodec struct {
+	decode func(io.Reader) (image.Image, error)
+	config func(io.Reader) (image.Config, error)
+}
+
+// codecFor returns the decoders for mime; a switch rather than a map so
+// nothing is built at package init.
+func codecFor(mime string) (imageCodec, error) {
 	switch mime {
 	case "image/png":
-		return png.Decode(r)
+		return imageCodec{png.Decode, png.DecodeConfig}, nil
 	case "image/jpeg":
-		return jpeg.Decode(r)
+		return imageCodec{jpeg.Decode, jpeg.DecodeConfig}, nil
 	case "image/gif":
-		return gif.Decode(r)
+		return imageCodec{gif.Decode, gif.DecodeConfig}, nil
 	case "image/webp":
-		return webp.Decode(r)
+		return imageCodec{webp.Decode, webp.DecodeConfig}, nil
 	case "image/bmp":
-		return bmp.Decode(r)
+		return imageCodec{bmp.Decode, bmp.DecodeConfig}, nil
 	}
-	return nil, fmt.Errorf("unsupported image type %s", mime)
+	return imageCodec{}, fmt.Errorf("unsupported image type %s", mime)
+}
+
+func decodeImage(data []byte, mime string) (image.Image, error) {
+	c, err := codecFor(mime)
+	if err != nil {
+		return nil, err
+	}
+	return c.decode(bytes.NewReader(data))
 }
 
 func decodeConfig(data []byte, mime string) (image.Config, error) {
-	r := bytes.NewReader(data)
-	switch mime {
-	case "image/png":
-		return png.DecodeConfig(r)
-	case "image/jpeg":
-		return jpeg.DecodeConfig(r)
-	case "image/gif":
-		return gif.DecodeConfig(r)
-	case "image/webp":
-		return webp.DecodeConfig(r)
-	case "image/bmp":
-		return bmp.DecodeConfig(r)
+	c, err := codecFor(mime)
+	if err != nil {
+		return image.Config{}, err
 	}
-	return image.Config{}, fmt.Errorf("unsupported image type %s", mime)
+	return c.config(bytes.NewReader(data))
 }
 
 // processImage fits an image to the model's limits: it is passed through

@@ -42,39 +42,13 @@ func (t *lsTool) Spec() llm.ToolSpec {
 	}
 }
 
-// positiveLimit reads an optional limit argument (default def, at least 1).
-func positiveLimit(a *tool.Args, def int) int {
-	n, ok := a.Int("limit")
-	if !ok {
-		return def
-	}
-	if n < 1 {
-		a.Fail("limit", "expected a positive integer, got %d", n)
-		return def
-	}
-	return n
-}
-
 func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool.Result)) tool.Result {
 	a := tool.ParseArgs("ls", raw)
 	path := a.String("path", false)
 	limit := positiveLimit(a, lsDefaultLimit)
-	if r := a.Err(); r != nil {
+	dir, _, r := searchRoot(a, path, t.env.Cwd, rootOptions{dirOnly: true, statDetail: true})
+	if r != nil {
 		return *r
-	}
-	if path == "" {
-		path = "."
-	}
-	dir := resolvePath(path, t.env.Cwd)
-	st, err := os.Stat(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return tool.Errorf("Path not found: %s", dir)
-		}
-		return tool.Errorf("Cannot read directory: %v", err)
-	}
-	if !st.IsDir() {
-		return tool.Errorf("Not a directory: %s", dir)
 	}
 	f, err := os.Open(dir)
 	if err != nil {
@@ -108,24 +82,17 @@ func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool.R
 	if len(out) == 0 {
 		return tool.Text("(empty directory)")
 	}
-	tr := tool.TruncateHead(strings.Join(out, "\n"), tool.Limits{MaxLines: tool.NoLineLimit})
-	text := tr.Content
-	var details LsDetails
-	var notices []string
+	var limitNotice string
 	if limitReached {
-		notices = append(notices, fmt.Sprintf("%d entries limit reached. Use limit=%d for more", limit, limit*2))
-		details.EntryLimitReached = limit
+		limitNotice = fmt.Sprintf("%d entries limit reached. Use limit=%d for more", limit, limit*2)
 	}
-	if tr.Truncated {
-		notices = append(notices, tool.FormatSize(tool.DefaultMaxBytes)+" limit reached")
-		details.Truncation = &tr
-	}
-	r := tool.Text(text)
-	if len(notices) > 0 {
-		r = tool.Text(text + "\n\n[" + strings.Join(notices, ". ") + "]")
-		r.Details = details
-	}
-	return r
+	return listResult(out, limitNotice, "", func(tr *tool.Truncation) any {
+		d := LsDetails{Truncation: tr}
+		if limitReached {
+			d.EntryLimitReached = limit
+		}
+		return d
+	})
 }
 
 // compareNames orders names case-insensitively the way a locale collation
