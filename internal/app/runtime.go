@@ -338,15 +338,23 @@ func (r *Runtime) promptInputs() PromptInputs {
 // differ from what the branch declares (context files are re-read each
 // time).
 func (r *Runtime) syncSystem() error {
+	_, err := r.syncSystemOn(r.ContextMessages())
+	return err
+}
+
+// syncSystemOn is syncSystem on already built context messages; it returns
+// them with the persisted patch, if any, so the request needs no rebuild.
+func (r *Runtime) syncSystemOn(msgs []llm.Message) ([]llm.Message, error) {
 	in := r.promptInputs()
 	want := BuildSections(in)
-	state := llm.ReplaySystem(r.ContextMessages())
+	state := llm.ReplaySystem(msgs)
 	if patch := SystemPatch(&state, want, in.Tools, r.now()); patch != nil {
 		if _, err := r.Session().AppendMessage(patch); err != nil {
-			return fmt.Errorf("persist system prompt: %w", err)
+			return msgs, fmt.Errorf("persist system prompt: %w", err)
 		}
+		msgs = append(msgs[:len(msgs):len(msgs)], patch)
 	}
-	return nil
+	return msgs, nil
 }
 
 // request builds the provider request from the active branch.
@@ -363,7 +371,12 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	msgs := r.ContextMessages()
+	// One context build per request: the system prompt is synced on it
+	// (context files are re-read every time) after the router had its say.
+	msgs, err := r.syncSystemOn(r.ContextMessages())
+	if err != nil {
+		return nil, nil, err
+	}
 	state := llm.ReplaySystem(msgs)
 	var visible []llm.Message
 	for _, m := range msgs {
@@ -400,9 +413,6 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 }
 
 func (r *Runtime) stream(ctx context.Context, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
-	if err := r.syncSystem(); err != nil {
-		return r.failure(err)
-	}
 	req, client, err := r.request(ctx)
 	if err != nil {
 		return r.failure(err)
