@@ -37,8 +37,8 @@ type findTool struct{ env Env }
 func (t *findTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name: "find",
-		Description: fmt.Sprintf("Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore. "+
-			"Output is truncated to %d results or %dKB (whichever is hit first).", findDefaultLimit, tool.DefaultMaxBytes/1024),
+		Description: "Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore. " +
+			outputLimitNote(findDefaultLimit, "results"),
 		Parameters: findSchema(),
 	}
 }

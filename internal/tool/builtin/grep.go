@@ -44,9 +44,8 @@ type grepTool struct{ env Env }
 func (t *grepTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name: "grep",
-		Description: fmt.Sprintf("Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. "+
-			"Output is truncated to %d matches or %dKB (whichever is hit first). Long lines are truncated to %d chars.",
-			grepDefaultLimit, tool.DefaultMaxBytes/1024, tool.GrepMaxLineLength),
+		Description: "Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. " +
+			outputLimitNote(grepDefaultLimit, "matches") + fmt.Sprintf(" Long lines are truncated to %d chars.", tool.GrepMaxLineLength),
 		Parameters: grepSchema(),
 	}
 }

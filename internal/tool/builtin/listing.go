@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -22,6 +23,11 @@ func positiveLimit(a *tool.Args, def int) int {
 		return def
 	}
 	return n
+}
+
+// outputLimitNote is the sentence ending the three tools' descriptions.
+func outputLimitNote(limit int, unit string) string {
+	return fmt.Sprintf("Output is truncated to %d %s or %dKB (whichever is hit first).", limit, unit, tool.DefaultMaxBytes/1024)
 }
 
 // rootOptions says how searchRoot treats the resolved path.

@@ -36,8 +36,8 @@ type lsTool struct{ env Env }
 func (t *lsTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name: "ls",
-		Description: fmt.Sprintf("List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. "+
-			"Includes dotfiles. Output is truncated to %d entries or %dKB (whichever is hit first).", lsDefaultLimit, tool.DefaultMaxBytes/1024),
+		Description: "List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. " +
+			"Includes dotfiles. " + outputLimitNote(lsDefaultLimit, "entries"),
 		Parameters: lsSchema(),
 	}
 }
