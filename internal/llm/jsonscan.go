@@ -3,7 +3,6 @@ package llm
 import (
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -458,51 +457,8 @@ func (p *Scanner) escaped(start, plain int) (string, bool) {
 			}
 			return unsafe.String(&b[base], len(b)-base), true
 		}
-		if j+1 >= len(s) {
-			return "", false
-		}
-		e := s[j+1]
-		p.i = j + 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(r) {
-				// A pair makes one rune; otherwise this half is U+FFFD
-				// and whatever follows is read on its own (encoding/json).
-				paired := false
-				if p.i+1 < len(s) && s[p.i] == '\\' && s[p.i+1] == 'u' {
-					save := p.i
-					p.i += 2
-					if r2, ok := p.hex4(); ok {
-						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							r, paired = d, true
-						}
-					}
-					if !paired {
-						p.i = save
-					}
-				}
-				if !paired {
-					r = utf8.RuneError
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default:
+		var ok bool
+		if b, p.i, ok = appendEscape(b, s, j); !ok {
 			return "", false
 		}
 		i, j = p.i, p.i
@@ -519,28 +475,6 @@ func special8(s string) bool {
 	q := w ^ ('"' * ones)
 	bs := w ^ ('\\' * ones)
 	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
-}
-
-func (p *Scanner) hex4() (rune, bool) {
-	if p.i+4 > len(p.s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range []byte(p.s[p.i : p.i+4]) {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	p.i += 4
-	return r, true
 }
 
 // Skip consumes any value.

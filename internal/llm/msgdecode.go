@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -259,46 +258,8 @@ func (d *msgDecoder) unquote(s int) (string, bool) {
 			return string(b), true
 		}
 		// d.b[i] is a backslash.
-		if i+1 >= len(d.b) {
-			return "", false
-		}
-		e := d.b[i+1]
-		i += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := hex4(d.b, i)
-			if r < 0 {
-				return "", false
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				// A valid pair makes one rune; otherwise this half is
-				// U+FFFD and what follows is read on its own.
-				r2 := rune(-1)
-				if i+1 < len(d.b) && d.b[i] == '\\' && d.b[i+1] == 'u' {
-					r2 = hex4(d.b, i+2)
-				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					r = dec
-					i += 6
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default:
+		var ok bool
+		if b, i, ok = appendEscape(b, d.b, i); !ok {
 			return "", false
 		}
 	}
@@ -329,28 +290,6 @@ func appendText(b, run []byte) ([]byte, bool) {
 		i += size
 	}
 	return b, true
-}
-
-// hex4 decodes the four hex digits at b[i:], or returns -1.
-func hex4(b []byte, i int) rune {
-	if i+4 > len(b) {
-		return -1
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return -1
-		}
-	}
-	return r
 }
 
 // strInto decodes a string member into dst; null leaves dst alone, as
