@@ -113,32 +113,53 @@ func (b *MessageBuilder) StartText() int {
 
 // AppendText adds delta to text block idx.
 func (b *MessageBuilder) AppendText(idx int, delta string) {
-	blk, st, ok := blockAt[*TextContent](b, idx)
-	if !ok || delta == "" {
-		return
+	if st, from := b.deltaBlock(idx, false, len(delta)); st != nil {
+		st.text.WriteString(delta)
+		b.emitDelta(idx, st, from)
 	}
-	n := st.text.Len()
-	reserve(st.text, len(delta))
-	st.text.WriteString(delta)
-	b.textDelta(blk, st, n, idx)
 }
 
 // AppendTextBytes is AppendText for a delta in a reused buffer: the bytes
 // are copied once, into the block (the event's Delta shares that copy).
 func (b *MessageBuilder) AppendTextBytes(idx int, delta []byte) {
-	blk, st, ok := blockAt[*TextContent](b, idx)
-	if !ok || len(delta) == 0 {
-		return
+	if st, from := b.deltaBlock(idx, false, len(delta)); st != nil {
+		st.text.Write(delta)
+		b.emitDelta(idx, st, from)
 	}
-	n := st.text.Len()
-	reserve(st.text, len(delta))
-	st.text.Write(delta)
-	b.textDelta(blk, st, n, idx)
 }
 
-func (b *MessageBuilder) textDelta(blk *TextContent, st *blockState, from, idx int) {
-	blk.Text = st.text.String()
-	b.emit(AssistantEvent{Type: EventTextDelta, ContentIndex: idx, Delta: blk.Text[from:], Partial: b.msg})
+// deltaBlock returns the state of block idx, with room for n more bytes,
+// and its current length, when it is an open thinking block (thinking) or
+// text block (!thinking) and n > 0; otherwise nil (a client bug or a
+// provider sending deltas for an unknown block: ignored).
+func (b *MessageBuilder) deltaBlock(idx int, thinking bool, n int) (*blockState, int) {
+	var st *blockState
+	var ok bool
+	if thinking {
+		_, st, ok = blockAt[*ThinkingContent](b, idx)
+	} else {
+		_, st, ok = blockAt[*TextContent](b, idx)
+	}
+	if !ok || n == 0 {
+		return nil, 0
+	}
+	from := st.text.Len()
+	reserve(st.text, n)
+	return st, from
+}
+
+// emitDelta publishes the text of block idx after a delta was written to
+// it from byte from; the event's Delta shares the block's copy.
+func (b *MessageBuilder) emitDelta(idx int, st *blockState, from int) {
+	s := st.text.String()
+	switch blk := b.msg.Content[idx].(type) {
+	case *TextContent:
+		blk.Text = s
+		b.emit(AssistantEvent{Type: EventTextDelta, ContentIndex: idx, Delta: s[from:], Partial: b.msg})
+	case *ThinkingContent:
+		blk.Thinking = s
+		b.emit(AssistantEvent{Type: EventThinkingDelta, ContentIndex: idx, Delta: s[from:], Partial: b.msg})
+	}
 }
 
 // SetTextSignature stores opaque provider metadata on text block idx.
@@ -169,31 +190,18 @@ func (b *MessageBuilder) StartThinking() int {
 
 // AppendThinking adds delta to thinking block idx.
 func (b *MessageBuilder) AppendThinking(idx int, delta string) {
-	blk, st, ok := blockAt[*ThinkingContent](b, idx)
-	if !ok || delta == "" {
-		return
+	if st, from := b.deltaBlock(idx, true, len(delta)); st != nil {
+		st.text.WriteString(delta)
+		b.emitDelta(idx, st, from)
 	}
-	n := st.text.Len()
-	reserve(st.text, len(delta))
-	st.text.WriteString(delta)
-	b.thinkingDelta(blk, st, n, idx)
 }
 
 // AppendThinkingBytes is AppendThinking for a delta in a reused buffer.
 func (b *MessageBuilder) AppendThinkingBytes(idx int, delta []byte) {
-	blk, st, ok := blockAt[*ThinkingContent](b, idx)
-	if !ok || len(delta) == 0 {
-		return
+	if st, from := b.deltaBlock(idx, true, len(delta)); st != nil {
+		st.text.Write(delta)
+		b.emitDelta(idx, st, from)
 	}
-	n := st.text.Len()
-	reserve(st.text, len(delta))
-	st.text.Write(delta)
-	b.thinkingDelta(blk, st, n, idx)
-}
-
-func (b *MessageBuilder) thinkingDelta(blk *ThinkingContent, st *blockState, from, idx int) {
-	blk.Thinking = st.text.String()
-	b.emit(AssistantEvent{Type: EventThinkingDelta, ContentIndex: idx, Delta: blk.Thinking[from:], Partial: b.msg})
 }
 
 // AppendThinkingSignatureBytes is AppendThinkingSignature for a reused buffer.
