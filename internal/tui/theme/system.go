@@ -45,13 +45,19 @@ func (t Terminal) IsDark() bool {
 // background, colours come from its palette (SystemFromPalette; relay's
 // own hues where the palette is unknown); when it reported nothing,
 // colours are ANSI palette indices the terminal renders itself, secondary
-// text is faint and panels have no background.
+// text is faint, and panels take colours from the builtin dark or light
+// theme.
 func System(term Terminal) *Theme {
 	if term.Background != nil {
 		return SystemFromPalette(term.Background, term.Foreground, term.Palette)
 	}
 	return ansiTheme(term.IsDark())
 }
+
+// panelRoles are the backgrounds of prompts, custom messages and tool
+// blocks, and the colours drawn on them.
+var panelRoles = []string{"userMessageBg", "userMessageText", "customMessageBg", "customMessageText",
+	"customMessageLabel", "toolPendingBg", "toolSuccessBg", "toolErrorBg", "toolTitle", "toolOutput"}
 
 func ansiTheme(dark bool) *Theme {
 	idx := func(i uint8) Color { return Color{Kind: Index, Index: i} }
@@ -75,10 +81,18 @@ func ansiTheme(dark bool) *Theme {
 	if !dark {
 		app = "light"
 	}
+	// Panels: without them a prompt or a tool block looks like an answer.
+	// The terminal's background is unknown, so each panel brings its own
+	// foreground from the builtin theme of the guessed appearance: the pair
+	// stays readable even when the guess is wrong.
+	ref := Builtin(app)
+	for _, r := range panelRoles {
+		c[r] = ref.Color(r)
+	}
 	t := &Theme{Name: "system", Appearance: app, Source: "builtin", colors: c, export: map[string]Color{},
-		faint: map[string]bool{"muted": true, "dim": true, "thinkingText": true, "toolOutput": true,
+		faint: map[string]bool{"muted": true, "dim": true, "thinkingText": true,
 			"mdLinkUrl": true, "mdQuote": true, "mdHr": true, "syntaxComment": true, "toolDiffContext": true,
-			"borderMuted": true, "mdCodeBlockBorder": true, "mdQuoteBorder": true, "customMessageText": true}}
+			"borderMuted": true, "mdCodeBlockBorder": true, "mdQuoteBorder": true}}
 	t.cache()
 	return t
 }

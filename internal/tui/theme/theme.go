@@ -107,6 +107,7 @@ type Theme struct {
 	colors     map[string]Color
 	export     map[string]Color
 	fg, bg     map[string]string // cached SGR sequences
+	fgEnd      map[string]string // what undoes fg: faint roles also reset intensity
 	// faint marks secondary roles drawn faint in the ANSI fallback.
 	faint map[string]bool
 }
@@ -131,12 +132,22 @@ func (t *Theme) ExportColor(name string) Color {
 	return t.Color("userMessageBg")
 }
 
-// FgSeq is the SGR sequence that sets a role as foreground.
+// FgSeq is the SGR sequence that sets a role as foreground. For faint
+// roles it also turns faint on, so it must be closed with FgEnd, not a
+// bare ESC[39m.
 func (t *Theme) FgSeq(role string) string {
 	if s, ok := t.fg[role]; ok {
 		return s
 	}
 	return t.Color(role).sgr(false)
+}
+
+// FgEnd is the SGR sequence that undoes FgSeq(role).
+func (t *Theme) FgEnd(role string) string {
+	if s, ok := t.fgEnd[role]; ok {
+		return s
+	}
+	return "\x1b[39m"
 }
 
 // BgSeq is the SGR sequence that sets a role as background.
@@ -153,7 +164,7 @@ func (t *Theme) Fg(role, s string) string {
 	if seq == "" || s == "" {
 		return s
 	}
-	return seq + s + "\x1b[39m"
+	return seq + s + t.FgEnd(role)
 }
 
 // Bg gives s a role's background.
@@ -173,17 +184,23 @@ func Strike(s string) string    { return "\x1b[9m" + s + "\x1b[29m" }
 func Faint(s string) string     { return "\x1b[2m" + s + "\x1b[22m" }
 
 func (t *Theme) cache() {
-	t.fg, t.bg = map[string]string{}, map[string]string{}
+	t.fg, t.bg, t.fgEnd = map[string]string{}, map[string]string{}, map[string]string{}
 	for r := range t.colors {
 		t.fg[r] = t.colors[r].sgr(false)
 		t.bg[r] = t.colors[r].sgr(true)
 		if t.faint[r] {
+			// SGR 22 also ends bold; faint roles are secondary text that
+			// is never nested inside bold text.
 			t.fg[r] += "\x1b[2m"
+			t.fgEnd[r] = "\x1b[22;39m"
 		}
 	}
 	for r, fb := range optionalRoles {
 		if _, ok := t.colors[r]; !ok {
 			t.fg[r], t.bg[r] = t.fg[fb], t.bg[fb]
+			if e, ok := t.fgEnd[fb]; ok {
+				t.fgEnd[r] = e
+			}
 		}
 	}
 }

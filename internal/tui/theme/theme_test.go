@@ -146,3 +146,79 @@ func TestSystemFromPalette(t *testing.T) {
 		t.Error("light background")
 	}
 }
+
+// sgrFaint reports whether faint is still on at the end of s.
+func sgrFaint(s string) bool {
+	faint := false
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			return faint
+		}
+		s = s[i+2:]
+		j := strings.IndexByte(s, 'm')
+		if j < 0 {
+			return faint
+		}
+		ps := strings.Split(s[:j], ";")
+		for k := 0; k < len(ps); k++ {
+			switch ps[k] {
+			case "", "0", "22":
+				faint = false
+			case "2":
+				faint = true
+			case "38", "48":
+				if k+1 < len(ps) && ps[k+1] == "5" {
+					k += 2
+				} else {
+					k += 4
+				}
+			}
+		}
+		s = s[j+1:]
+	}
+}
+
+// The ANSI fallback draws secondary roles faint; the attribute must end
+// with the role's text, or everything after it (the user's typing, the
+// paragraph after a rule) is drawn faint too.
+func TestSystemFallbackFaintDoesNotLeak(t *testing.T) {
+	th := System(Terminal{})
+	faint := 0
+	for _, r := range append(append([]string{}, requiredRoles...), "scrollbarTrack", "thinkingMax") {
+		got := th.Fg(r, "x")
+		if strings.Contains(got, "\x1b[2m") {
+			faint++
+		}
+		if sgrFaint(got) {
+			t.Errorf("Fg(%q) leaves faint on: %q", r, got)
+		}
+	}
+	if faint == 0 {
+		t.Fatal("no faint roles in the fallback")
+	}
+}
+
+// A prompt and a tool block have backgrounds even when the terminal did
+// not report its colours, each with a foreground of its own.
+func TestSystemFallbackPanels(t *testing.T) {
+	for _, dark := range []bool{true, false} {
+		fgbg := "0;15"
+		if dark {
+			fgbg = "15;0"
+		}
+		th := System(Terminal{ColorFGBG: fgbg})
+		for _, pair := range [][2]string{{"userMessageBg", "userMessageText"}, {"toolPendingBg", "toolTitle"},
+			{"toolSuccessBg", "toolOutput"}, {"toolErrorBg", "toolOutput"}, {"customMessageBg", "customMessageText"}} {
+			if th.BgSeq(pair[0]) == "" {
+				t.Errorf("dark=%v: %s has no background", dark, pair[0])
+			}
+			if th.Color(pair[1]).Kind != RGB {
+				t.Errorf("dark=%v: %s on %s has no colour of its own", dark, pair[1], pair[0])
+			}
+		}
+		if th.Color("text").Kind != Default || th.Color("error").Kind != Index {
+			t.Errorf("dark=%v: body colours should stay the terminal's", dark)
+		}
+	}
+}
