@@ -219,13 +219,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		images := m.takeImages(full)
 		return func() tea.Msg { rt.FollowUp(full, images); return nil }, true
 	case m.is("app.message.dequeue", k):
-		return m.call(func() resultMsg {
-			q := rt.Dequeue()
-			if len(q) == 0 {
-				return resultMsg{dequeued: true}
-			}
-			return resultMsg{editor: strings.Join(q, "\n\n"), hasText: true, dequeued: true}
-		}), true
+		return m.restoreQueue(false), true
 	case m.is("app.session.new", k):
 		c, _ := m.command("new", "")
 		return c, true
@@ -261,18 +255,14 @@ func (m *Model) toggleNote(s string) string {
 // interrupt aborts work; with nothing running, a double escape on an
 // empty editor runs doubleEscapeAction.
 func (m *Model) interrupt() tea.Cmd {
-	if m.busy || m.bashRunning {
+	if m.bashRunning {
 		rt := m.rt
-		bash := m.bashRunning
 		m.setStatus(abortingStatus, false)
-		return func() tea.Msg {
-			if bash {
-				rt.AbortBash()
-			} else {
-				rt.Abort()
-			}
-			return nil
-		}
+		return func() tea.Msg { rt.AbortBash(); return nil }
+	}
+	if m.busy {
+		m.setStatus(abortingStatus, false)
+		return m.restoreQueue(true)
 	}
 	if !m.ed.Empty() {
 		return nil
@@ -290,6 +280,22 @@ func (m *Model) interrupt() tea.Cmd {
 	}
 	m.lastEsc = time.Now()
 	return nil
+}
+
+// restoreQueue empties the steering and follow-up queues into the editor,
+// ahead of what is being typed, and with abort stops the run: a message
+// queued behind an aborted run would otherwise go out with the next,
+// unrelated prompt. The queue is taken before the abort so no queued
+// message can start a turn in between.
+func (m *Model) restoreQueue(abort bool) tea.Cmd {
+	rt := m.rt
+	return m.call(func() resultMsg {
+		q := rt.Dequeue()
+		if abort {
+			rt.Abort()
+		}
+		return resultMsg{restored: q, dequeued: true}
+	})
 }
 
 // externalEditor opens the prompt in $VISUAL/$EDITOR (externalEditor

@@ -37,8 +37,9 @@ type (
 		reload   bool   // redraw the transcript from ContextMessages
 		editor   string // text to put in the editor
 		hasText  bool
-		dequeued bool  // the queue was emptied into the editor
-		info     *Info // fresh session info
+		dequeued bool     // the queue was emptied into the editor
+		restored []string // queued messages to put ahead of the editor's text
+		info     *Info    // fresh session info
 		msgs     []llm.Message
 	}
 	tickMsg   struct{}
@@ -552,6 +553,13 @@ func (m *Model) applyResult(r resultMsg) {
 	}
 	if r.hasText {
 		m.ed.SetValue(r.editor)
+	}
+	if len(r.restored) > 0 {
+		text := strings.Join(r.restored, "\n\n")
+		if draft := m.ed.Value(); strings.TrimSpace(draft) != "" {
+			text += "\n\n" + draft
+		}
+		m.ed.SetValue(text)
 	}
 	if r.dequeued {
 		m.queued = nil

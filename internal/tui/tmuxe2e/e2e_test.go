@@ -230,6 +230,14 @@ func TestE2EAbortAndSteer(t *testing.T) {
 	e.waitFor("steering: please also check tests", 5*time.Second)
 	e.keys("Escape")
 	e.waitFor("Aborted", 10*time.Second)
+	// The queued steer is back in the editor, no longer queued.
+	deadline := time.Now().Add(5 * time.Second)
+	for s := e.screen(); strings.Contains(s, "steering:") || !strings.Contains(s, "please also check tests"); s = e.screen() {
+		if time.Now().After(deadline) {
+			t.Fatalf("steer not restored to the editor:\n%s", s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	// The session file holds the aborted answer.
 	found := false
 	for _, f := range e.sessionFiles() {

@@ -1,0 +1,47 @@
+package tui_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/tui"
+	"github.com/relay-agent/relay/internal/tui/tuitest"
+)
+
+// Escape during a run with messages queued gives them back to the editor,
+// ahead of the draft, as alt+up does, and aborts: left queued under an
+// idle editor they would go out behind the next unrelated prompt.
+func TestEscapeRestoresQueuedMessages(t *testing.T) {
+	f := tuitest.NewFake()
+	f.Block = make(chan struct{})
+	o := opts()
+	o.Fullscreen = true
+	m := tui.New(context.Background(), f, o)
+	t.Cleanup(f.Subscribe(m.Deliver))
+	d := tuitest.NewDriver(m, 60, 16)
+	d.Type("long task")
+	d.Press("enter")
+	d.Type("also this")
+	d.Press("enter")
+	d.Type("later")
+	d.Press("alt+enter")
+	if !strings.Contains(d.Frame(), "steering: also this") {
+		t.Fatalf("queue not shown:\n%s", d.Frame())
+	}
+	d.Type("draft")
+	d.Press("escape")
+	d.Settle()
+	log := f.CallLog()
+	dq, ab := slices.Index(log, "Dequeue"), slices.Index(log, "Abort")
+	if dq < 0 || ab < 0 || dq > ab {
+		t.Fatalf("want Dequeue before Abort, calls %v", log)
+	}
+	if got, want := tui.EditorValue(m), "also this\n\nlater\n\ndraft"; got != want {
+		t.Errorf("editor = %q, want %q", got, want)
+	}
+	if strings.Contains(d.Frame(), "steering: also this") {
+		t.Errorf("queue still shown:\n%s", d.Frame())
+	}
+}
