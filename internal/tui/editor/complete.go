@@ -46,6 +46,7 @@ type CompletionsMsg struct {
 type completion struct {
 	provider   Completer
 	seq        int
+	itemsSeq   int // the request the items answer
 	items      []Completion
 	selected   int
 	from       pos // token start (after the sigil)
@@ -113,7 +114,7 @@ func (e *Editor) HandleCompletions(m CompletionsMsg) {
 	if m.seq != c.seq || !c.active {
 		return
 	}
-	c.items, c.selected = m.items, 0
+	c.items, c.selected, c.itemsSeq = m.items, 0, m.seq
 	if len(m.items) == 0 {
 		c.active = false
 	}
@@ -126,6 +127,13 @@ func (e *Editor) completionKey(k tea.KeyPressMsg) (Outcome, tea.Cmd, bool) {
 		c.selected = (c.selected - 1 + len(c.items)) % len(c.items)
 	case e.is("tui.select.down", k):
 		c.selected = (c.selected + 1) % len(c.items)
+	case c.itemsSeq != c.seq && e.is("tui.select.confirm", k):
+		// The list answers an earlier prefix (typing outran the
+		// provider): enter acts on the text as typed.
+		c.close()
+		return Ignored, nil, false
+	case c.itemsSeq != c.seq && e.is("tui.input.tab", k):
+		return Handled, e.requestCompletion(true), true
 	case e.is("tui.input.tab", k), e.is("tui.select.confirm", k):
 		item := c.items[c.selected]
 		// A command completed with enter also submits, as typed.

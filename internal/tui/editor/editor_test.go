@@ -358,3 +358,58 @@ func BenchmarkTypeInLargeBuffer(b *testing.B) {
 		e.View(80, 10, false)
 	}
 }
+
+type prefixCompleter []string
+
+func (p prefixCompleter) Complete(req CompletionRequest) []Completion {
+	var out []Completion
+	for _, v := range p {
+		if strings.HasPrefix(v, req.Prefix) {
+			out = append(out, Completion{Value: v})
+		}
+	}
+	return out
+}
+
+// Enter acts on the text as typed when the list still answers an earlier
+// prefix: "/re" listed resume first, "load" was typed before the new
+// answer arrived, and Enter must not run /resume.
+func TestEnterIgnoresStaleCompletion(t *testing.T) {
+	e := newEd()
+	e.SetCompleter(prefixCompleter{"resume", "reload"})
+	for _, r := range "/re" {
+		_, cmd := e.HandleKey(tea.KeyPressMsg{Code: r, Text: string(r)})
+		run(e, cmd)
+	}
+	if !e.CompletionOpen() {
+		t.Fatal("no list for /re")
+	}
+	var pending []tea.Cmd
+	for _, r := range "load" {
+		_, cmd := e.HandleKey(tea.KeyPressMsg{Code: r, Text: string(r)})
+		pending = append(pending, cmd)
+	}
+	out, _ := e.HandleKey(key("enter"))
+	if out != Submitted {
+		t.Fatalf("outcome %v, value %q", out, e.Value())
+	}
+	if got := e.TakeSubmission(); got != "/reload" {
+		t.Errorf("submitted %q, want /reload", got)
+	}
+	// The late answers change nothing.
+	for _, c := range pending {
+		run(e, c)
+	}
+	if e.CompletionOpen() || e.Value() != "" {
+		t.Errorf("after late answers: open=%v value %q", e.CompletionOpen(), e.Value())
+	}
+
+	// A fresh list still completes with enter.
+	for _, r := range "/rel" {
+		_, cmd := e.HandleKey(tea.KeyPressMsg{Code: r, Text: string(r)})
+		run(e, cmd)
+	}
+	if out, _ := e.HandleKey(key("enter")); out != Submitted || e.TakeSubmission() != "/reload " {
+		t.Errorf("fresh completion not accepted")
+	}
+}
