@@ -58,7 +58,11 @@ type Options struct {
 	Stream func(ctx context.Context, emit func(llm.AssistantEvent)) *llm.AssistantMessage
 	// ExecuteTool runs one tool call; update reports partial results.
 	ExecuteTool func(ctx context.Context, call *llm.ToolCall, update func(ToolOutcome)) ToolOutcome
-	// Persist appends a finished message to the session.
+	// Persist appends a finished message to the session. An error stops
+	// the run at that point: the message stays in the conversation, a
+	// session_write_failed event is emitted, remaining tool calls are not
+	// executed, and Run returns a *PersistError. Return a *PersistError to
+	// name the session file in the event.
 	Persist func(m llm.Message) error
 	// Emit receives every event, in order, from one goroutine at a time.
 	Emit         func(Event)
@@ -84,10 +88,28 @@ type Agent struct {
 	followMod string
 	retryOn   bool
 	retryStop context.CancelFunc
+
+	// writeErr is the first failed session write of the current run; only
+	// the run's goroutine touches it.
+	writeErr *PersistError
 }
 
 // ErrBusy is returned when a run is started while another is active.
 var ErrBusy = errors.New("agent is already processing a prompt")
+
+// PersistError is a failed session write. Run returns it after stopping
+// the run on it; nothing automatic (tools, retries, queued messages)
+// continues unrecorded.
+type PersistError struct {
+	Path string // the session file, when known
+	Err  error
+}
+
+func (e *PersistError) Error() string {
+	return "session not saved, run stopped: " + e.Err.Error()
+}
+
+func (e *PersistError) Unwrap() error { return e.Err }
 
 // New returns an idle agent.
 func New(opts Options) *Agent {
@@ -230,7 +252,8 @@ func (a *Agent) WaitIdle() {
 // Run delivers msgs as the next user input and works until nothing
 // automatic remains (tool turns, steering, follow-ups, retries, overflow
 // recovery), then emits agent_settled. msgs may be empty to continue from
-// the current context (a retry). It returns ErrBusy if a run is active.
+// the current context (a retry). It returns ErrBusy if a run is active,
+// and a *PersistError when a session write failed and stopped the run.
 func (a *Agent) Run(ctx context.Context, msgs ...llm.Message) error {
 	a.mu.Lock()
 	if a.running {
@@ -240,7 +263,12 @@ func (a *Agent) Run(ctx context.Context, msgs ...llm.Message) error {
 	ctx, cancel := context.WithCancel(ctx)
 	a.running, a.cancel, a.done = true, cancel, make(chan struct{})
 	a.mu.Unlock()
+	a.writeErr = nil
 	a.settle(ctx, msgs)
+	var runErr error
+	if a.writeErr != nil {
+		runErr = a.writeErr
+	}
 	// Idle before agent_settled, so a client that prompts on seeing it is
 	// never refused as busy; done closes after it, so Abort and WaitIdle
 	// return only once the event is out.
@@ -257,7 +285,7 @@ func (a *Agent) Run(ctx context.Context, msgs ...llm.Message) error {
 	}
 	a.mu.Unlock()
 	close(done)
-	return nil
+	return runErr
 }
 
 // settle runs low-level runs until no retry or recovery is due.
@@ -280,8 +308,11 @@ func (a *Agent) settle(ctx context.Context, msgs []llm.Message) {
 		a.mu.Lock()
 		retryOn := a.retryOn
 		a.mu.Unlock()
-		willRetry := failed && retryable && retryOn && attempt < a.opts.Retry.MaxRetries && ctx.Err() == nil
+		willRetry := failed && retryable && retryOn && attempt < a.opts.Retry.MaxRetries && ctx.Err() == nil && a.writeErr == nil
 		a.opts.Emit(Event{Type: AgentEnd, Messages: produced, WillRetry: willRetry})
+		if a.writeErr != nil {
+			return
+		}
 
 		if overflow && !overflowTried && a.opts.Hooks.Overflow != nil && ctx.Err() == nil {
 			overflowTried = true
@@ -372,6 +403,12 @@ func (a *Agent) runOnce(ctx context.Context, pending []llm.Message) (*llm.Assist
 			a.opts.Emit(Event{Type: MessageEnd, Message: m})
 		}
 		pending = nil
+		if a.writeErr != nil {
+			// The input is in the conversation but not on disk: no model
+			// call until it can be recorded (and no turn_end: there is no
+			// assistant message to report).
+			return last, produced
+		}
 
 		msg := a.stream(ctx)
 		last = msg
@@ -389,7 +426,7 @@ func (a *Agent) runOnce(ctx context.Context, pending []llm.Message) (*llm.Assist
 			produced = append(produced, r)
 		}
 		a.opts.Emit(Event{Type: TurnEnd, Message: msg, ToolResults: results})
-		if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted || ctx.Err() != nil {
+		if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted || ctx.Err() != nil || a.writeErr != nil {
 			return last, produced
 		}
 		if h := a.opts.Hooks.AfterAssistant; h != nil {
@@ -436,9 +473,18 @@ func (a *Agent) persist(m llm.Message) {
 	if a.opts.Persist == nil {
 		return
 	}
-	if err := a.opts.Persist(m); err != nil {
-		a.opts.Emit(Event{Type: ExtensionError, ExtensionPath: "session", Event: "persist", Error: err.Error()})
+	err := a.opts.Persist(m)
+	if err == nil || a.writeErr != nil {
+		// After the first failure the message still joins the session
+		// in memory (Persist keeps it); one report per run is enough.
+		return
 	}
+	var pe *PersistError
+	if !errors.As(err, &pe) {
+		pe = &PersistError{Err: err}
+	}
+	a.writeErr = pe
+	a.opts.Emit(Event{Type: SessionWriteFailed, SessionFile: pe.Path, Error: pe.Err.Error()})
 }
 
 func (a *Agent) stream(ctx context.Context) *llm.AssistantMessage {
@@ -501,6 +547,9 @@ func (a *Agent) runTools(ctx context.Context, msg *llm.AssistantMessage) []*llm.
 		switch {
 		case ctx.Err() != nil:
 			out = errorOutcome("Tool execution was aborted.")
+		case a.writeErr != nil:
+			// Nothing runs that the session cannot record.
+			out = errorOutcome(fmt.Sprintf("Tool call %s was not executed: the session could not be saved (%v).", call.Name, a.writeErr.Err))
 		case msg.StopReason == llm.StopLength:
 			out = errorOutcome(fmt.Sprintf("Tool call %s was not executed: the response hit the output token limit before the call was complete.", call.Name))
 		default:

@@ -45,6 +45,11 @@ const (
 
 	BashExecutionUpdate = "bash_execution_update"
 	ExtensionError      = "extension_error"
+
+	// SessionWriteFailed reports that a message could not be written to the
+	// session file; the run stops there (see PersistError). relay's own
+	// event: the original has none.
+	SessionWriteFailed = "session_write_failed"
 )
 
 // ToolOutput is the {content, details} pair of tool execution events.
@@ -105,7 +110,9 @@ type Event struct {
 
 	ExtensionPath string // extension_error
 	Event         string // extension_error
-	Error         string // extension_error
+	Error         string // extension_error, session_write_failed
+
+	SessionFile string // session_write_failed ("" when not known)
 }
 
 func emptyIfNil(ms []llm.Message) []llm.Message {
@@ -244,6 +251,12 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			ID    string `json:"id,omitempty"`
 			Delta string `json:"delta"`
 		}{e.Type, e.ID, e.Delta})
+	case SessionWriteFailed:
+		return llm.Marshal(struct {
+			Type        string `json:"type"`
+			SessionFile string `json:"sessionFile,omitempty"`
+			Error       string `json:"error"`
+		}{e.Type, e.SessionFile, e.Error})
 	case ExtensionError:
 		return llm.Marshal(struct {
 			Type          string `json:"type"`

@@ -213,8 +213,13 @@ func (r *Runtime) SetAutoCompaction(on bool) { r.mu.Lock(); r.autoCompact = on; 
 func (r *Runtime) now() int64 { return r.cfg.Now().UnixMilli() }
 
 func (r *Runtime) persist(m llm.Message) error {
-	_, err := r.Session().AppendMessage(m)
-	return err
+	sess := r.Session()
+	if _, err := sess.AppendMessage(m); err != nil {
+		// The message stays in the session in memory; the agent stops
+		// the run on this error.
+		return &agent.PersistError{Path: sess.SessionFile(), Err: err}
+	}
+	return nil
 }
 
 // UserMessage builds a user message from text and images.

@@ -75,19 +75,48 @@ func (m *Manager) appendLocked(typ, parent string, body func(id string) (any, er
 	if m.closed {
 		return "", fmt.Errorf("append to %s: session is closed", m.path)
 	}
-	if m.persist && m.flushed {
-		if err := m.app.write(append(raw, '\n')); err != nil {
-			return "", err
-		}
-	}
+	// The entry joins the in-memory tree whatever the disk does: a failed
+	// write (a full disk) must not make the conversation forget it. The
+	// caller gets a *WriteError and decides whether to go on; the next
+	// append writes the backlog first, so nothing is lost once the disk
+	// recovers.
 	m.index(e)
 	m.leaf = id
-	if m.persist && !m.flushed {
-		if err := m.flushLocked(); err != nil {
-			return id, err
+	if !m.persist {
+		return id, nil
+	}
+	if !m.flushed {
+		return id, m.flushLocked()
+	}
+	m.unwritten++
+	return id, m.writeBacklogLocked()
+}
+
+// writeBacklogLocked writes the entries appended since the last successful
+// write (the tail of m.entries) in one Write.
+func (m *Manager) writeBacklogLocked() error {
+	if m.unwritten == 0 {
+		return nil
+	}
+	tail := m.entries[len(m.entries)-m.unwritten:]
+	var buf []byte
+	if len(tail) == 1 {
+		buf = append(tail[0].raw[:len(tail[0].raw):len(tail[0].raw)], '\n')
+	} else {
+		size := 0
+		for _, e := range tail {
+			size += len(e.raw) + 1
+		}
+		buf = make([]byte, 0, size)
+		for _, e := range tail {
+			buf = append(append(buf, e.raw...), '\n')
 		}
 	}
-	return id, nil
+	if err := m.app.write(buf); err != nil {
+		return &WriteError{Path: m.path, Err: err}
+	}
+	m.unwritten = 0
+	return nil
 }
 
 func (m *Manager) newID() string {
@@ -125,7 +154,11 @@ func (m *Manager) flushLocked() error {
 	if m.app == nil {
 		app, err := openAppender(m.path, true)
 		if err != nil {
-			return err
+			var le *LockedError
+			if errors.As(err, &le) {
+				return err
+			}
+			return &WriteError{Path: m.path, Err: err}
 		}
 		m.app = app
 	}
@@ -139,7 +172,7 @@ func (m *Manager) flushLocked() error {
 		buf = append(append(buf, e.raw...), '\n')
 	}
 	if err := m.app.write(buf); err != nil {
-		return err
+		return &WriteError{Path: m.path, Err: err}
 	}
 	m.flushed = true
 	return nil

@@ -30,8 +30,11 @@ type Manager struct {
 	persist bool
 	header  *Header
 	app     *appender // nil until the file exists and is locked
-	flushed bool      // the file holds the header and every entry
-	closed  bool
+	flushed bool      // the file holds the header and every entry before the backlog
+	// unwritten counts the entries at the end of entries whose write
+	// failed; the next append (or Close) writes them first.
+	unwritten int
+	closed    bool
 
 	entries  []*Entry
 	byID     map[string]*Entry
@@ -262,13 +265,24 @@ func copyEntry(e *Entry) *Entry {
 
 // Close releases the file and its lock. The Manager must not be used to
 // append afterwards.
+//
+// Entries whose write failed earlier get one last try first; the error
+// says when they could not be saved.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var werr error
+	if m.persist && !m.closed {
+		if !m.flushed {
+			werr = m.flushLocked()
+		} else if m.app != nil {
+			werr = m.writeBacklogLocked()
+		}
+	}
 	err := m.app.close()
 	m.app = nil
 	m.closed = m.persist
-	return err
+	return errors.Join(werr, err)
 }
 
 // index adds e to the in-memory tree (not to the file).

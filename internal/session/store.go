@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,22 +127,56 @@ func openAppender(path string, create bool) (*appender, error) {
 	return &appender{f: f}, nil
 }
 
+// WriteError is a failed write of a session file (a full disk, a directory
+// that cannot be created, a file that cannot be opened). The entries being
+// written stay in the session in memory; the next append retries them.
+type WriteError struct {
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string {
+	err := e.Err
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == e.Path {
+		err = pe.Err // the path is already in the message
+	}
+	return fmt.Sprintf("write session %s: %v", e.Path, err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// fileWrite is the one write of every append; tests replace it to inject
+// failures.
+var fileWrite = (*os.File).Write
+
 // write appends whole records: buf holds one or more LF-terminated lines.
 func (a *appender) write(buf []byte) error {
 	if a.needLF {
 		buf = append([]byte{'\n'}, buf...)
 	}
-	n, err := a.f.Write(buf)
+	n, err := fileWrite(a.f, buf)
 	if err != nil {
-		if n > 0 {
-			// Part of the record reached the disk: the next record must
+		if n > 0 && !a.rollback(n) {
+			// Part of the record stays on disk: the next record must
 			// start on a fresh line so the torn one stays isolated.
 			a.needLF = true
 		}
-		return fmt.Errorf("append to session %s: %w", a.f.Name(), err)
+		return err
 	}
 	a.needLF = false
 	return nil
+}
+
+// rollback cuts the n bytes a failed write left at the end of the file, so
+// the retry of the same records does not follow a torn copy of them. We hold
+// the file's lock, so nobody else appended since.
+func (a *appender) rollback(n int) bool {
+	st, err := a.f.Stat()
+	if err != nil || st.Size() < int64(n) {
+		return false
+	}
+	return a.f.Truncate(st.Size()-int64(n)) == nil
 }
 
 func (a *appender) close() error {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -369,7 +370,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, tick())
 	case promptDoneMsg:
 		m.busy = false
-		if msg.err != nil && m.ctx.Err() == nil {
+		var pe *agent.PersistError
+		// A failed session write was shown by its event already.
+		if msg.err != nil && m.ctx.Err() == nil && !errors.As(msg.err, &pe) {
 			m.tr.AddError(msg.err.Error())
 		}
 		m.refreshInfo()

@@ -317,6 +317,8 @@ func (t *Transcript) Apply(ev agent.Event) {
 		}
 	case agent.SummarizationRetryScheduled:
 		t.AddNotice(fmt.Sprintf("Summary retry (%d/%d) in %ds: %s", ev.Attempt, ev.MaxAttempts, (ev.DelayMs+999)/1000, ev.ErrorMessage))
+	case agent.SessionWriteFailed:
+		t.AddError("Session not saved, the run stopped: " + ev.Error + ". Nothing is lost yet: the next message retries the write.")
 	case agent.ExtensionError:
 		t.AddError(fmt.Sprintf("extension %s (%s): %s", ev.ExtensionPath, ev.Event, ev.Error))
 	}
