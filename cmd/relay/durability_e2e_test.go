@@ -103,3 +103,15 @@ d=$1; out=$2; shift 2; "$@"; rc=$?; cp "$d"/*.jsonl "$out"; exit $rc`
 	}
 	t.Logf("stopped after %d requests, %d tool runs: %s", reqs, runs, strings.TrimSpace(errOut))
 }
+
+// TestPrintOverflowWithNothingToCompact: a 400 "prompt is too long" on the
+// first prompt leaves nothing to compact; after the recovery attempt the
+// error goes to stderr with exit 1 (print mode's rule for failed replies).
+func TestPrintOverflowWithNothingToCompact(t *testing.T) {
+	overflow := llmtest.Response{Fault: &llmtest.Fault{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`}}
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{overflow}, Repeat: true}, nil)
+	out, errOut, code := runTimed(t, e.cmd(nil, "-p", model, "a prompt that does not fit"), time.Minute)
+	if code != 1 || out != "" || !strings.Contains(errOut, "prompt is too long") {
+		t.Fatalf("exit %d stdout %q stderr %q; want exit 1 and the provider error on stderr", code, out, errOut)
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
+	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -14,11 +16,31 @@ import (
 // Run sends the inputs and prints the text of the last assistant message.
 // It returns the exit code: 1 when the reply failed or was aborted.
 func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stderr io.Writer) int {
-	if err := rt.RunPrompts(ctx, inputs); err != nil {
+	// The reply is the last assistant message the runs produced, not the
+	// last one in context: overflow recovery omits a failed attempt from
+	// context, and its error must still decide the exit status.
+	var mu sync.Mutex
+	var reply *llm.AssistantMessage
+	unsub := rt.Subscribe(func(e agent.Event) {
+		if a, ok := e.Message.(*llm.AssistantMessage); ok && e.Type == agent.MessageEnd {
+			mu.Lock()
+			reply = a
+			mu.Unlock()
+		}
+	})
+	err := rt.RunPrompts(ctx, inputs)
+	unsub()
+	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
-	last := rt.LastAssistant()
+	mu.Lock()
+	last := reply
+	mu.Unlock()
+	if last == nil {
+		// No run happened (only commands): the session's last reply.
+		last = rt.LastAssistant()
+	}
 	if last == nil {
 		return 0
 	}
