@@ -34,16 +34,23 @@ type cancelled struct {
 func (s *Server) dispatch(c *command) (any, error) {
 	rt := s.rt
 	switch c.Type {
+	case "prompt", "steer", "follow_up":
+		if c.Message == nil {
+			// Not an empty user message: a client bug the client must hear about.
+			return nil, errors.New(`Missing "message": ` + c.Type + ` needs the message text as a string`)
+		}
+	}
+	switch c.Type {
 	case "prompt":
 		return s.prompt(c)
 	case "steer", "follow_up":
-		if _, ok := extensionCommand(c.Message); ok {
+		if _, ok := extensionCommand(*c.Message); ok {
 			return nil, errors.New(`Extension command "/laya" cannot be queued. Use prompt() or execute the command when not streaming.`)
 		}
 		if c.Type == "steer" {
-			rt.Steer(c.Message, c.Images)
+			rt.Steer(*c.Message, c.Images)
 		} else {
-			rt.FollowUp(c.Message, c.Images)
+			rt.FollowUp(*c.Message, c.Images)
 		}
 		return queued, nil
 	case "abort":
@@ -227,7 +234,7 @@ func extensionCommand(text string) (args string, ok bool) {
 
 func (s *Server) prompt(c *command) (any, error) {
 	rt := s.rt
-	if args, ok := extensionCommand(c.Message); ok {
+	if args, ok := extensionCommand(*c.Message); ok {
 		s.setSettled(false) // it may start a run of its own
 		s.async(func() {
 			text, err := rt.LayaCommand(s.ctx, args)
@@ -244,9 +251,9 @@ func (s *Server) prompt(c *command) (any, error) {
 		case "":
 			return nil, errStreaming
 		case "followUp":
-			rt.FollowUp(c.Message, c.Images)
+			rt.FollowUp(*c.Message, c.Images)
 		default:
-			rt.Steer(c.Message, c.Images)
+			rt.Steer(*c.Message, c.Images)
 		}
 		return queued, nil
 	}
@@ -271,7 +278,7 @@ func (s *Server) prompt(c *command) (any, error) {
 		}
 	})
 	s.async(func() {
-		err := rt.Prompt(s.ctx, c.Message, c.Images)
+		err := rt.Prompt(s.ctx, *c.Message, c.Images)
 		unsub()
 		if err == nil {
 			err = errors.New("prompt finished without starting a run")

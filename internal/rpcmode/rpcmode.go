@@ -70,7 +70,7 @@ type uiResponse struct {
 type command struct {
 	ID                 *string            `json:"id"`
 	Type               string             `json:"type"`
-	Message            string             `json:"message"`
+	Message            *string            `json:"message"` // nil = absent (an error for prompt, steer, follow_up)
 	Images             []llm.ImageContent `json:"images"`
 	StreamingBehavior  string             `json:"streamingBehavior"`
 	ParentSession      string             `json:"parentSession"`
