@@ -24,6 +24,7 @@ var layers = map[string]int{
 	"internal/tui/editor":              3,
 	"internal/tui/transcript":          4,
 	"internal/tui/markdown":            3,
+	"internal/tui/markdown/lexers":     1,
 	"internal/tui/keymap":              2,
 	"internal/tui/theme":               2,
 	"internal/tui/tuitest":             6, // test helper that drives tui (L5)
