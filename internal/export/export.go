@@ -150,56 +150,46 @@ type stats struct {
 	Models                                                                        []string
 }
 
-func collectStats(entries []*session.Entry) stats {
-	var st stats
-	models := map[string]bool{}
-	for _, e := range entries {
-		switch e.Type {
-		case session.TypeCompaction:
-			st.Compactions++
-		case session.TypeBranchSummary:
-			st.BranchSummaries++
-		case session.TypeCustomMessage:
-			st.Custom++
-		case session.TypeMessage:
-			m, err := e.Message()
-			if err != nil {
-				continue
+func (st *stats) add(e *session.Entry, m llm.Message, models map[string]bool) {
+	switch e.Type {
+	case session.TypeCompaction:
+		st.Compactions++
+	case session.TypeBranchSummary:
+		st.BranchSummaries++
+	case session.TypeCustomMessage:
+		st.Custom++
+	}
+	switch v := m.(type) {
+	case *llm.UserMessage:
+		st.User++
+	case *llm.AssistantMessage:
+		st.Assistant++
+		st.ToolCalls += len(v.ToolCalls())
+		if v.Model != "" {
+			name := v.Model
+			if v.Provider != "" {
+				name = v.Provider + "/" + v.Model
 			}
-			switch v := m.(type) {
-			case *llm.UserMessage:
-				st.User++
-			case *llm.AssistantMessage:
-				st.Assistant++
-				st.ToolCalls += len(v.ToolCalls())
-				if v.Model != "" {
-					name := v.Model
-					if v.Provider != "" {
-						name = v.Provider + "/" + v.Model
-					}
-					if !models[name] {
-						models[name] = true
-						st.Models = append(st.Models, name)
-					}
-				}
-				st.Tokens.Input += v.Usage.Input
-				st.Tokens.Output += v.Usage.Output
-				st.Tokens.CacheRead += v.Usage.CacheRead
-				st.Tokens.CacheWrite += v.Usage.CacheWrite
-				c := v.Usage.Cost
-				if c.Total != 0 {
-					st.Cost += c.Total
-				} else {
-					st.Cost += c.Input + c.Output + c.CacheRead + c.CacheWrite
-				}
-			case *llm.ToolResultMessage:
-				st.ToolResults++
-			case *llm.CustomMessage:
-				st.Custom++
+			if !models[name] {
+				models[name] = true
+				st.Models = append(st.Models, name)
 			}
 		}
+		st.Tokens.Input += v.Usage.Input
+		st.Tokens.Output += v.Usage.Output
+		st.Tokens.CacheRead += v.Usage.CacheRead
+		st.Tokens.CacheWrite += v.Usage.CacheWrite
+		c := v.Usage.Cost
+		if c.Total != 0 {
+			st.Cost += c.Total
+		} else {
+			st.Cost += c.Input + c.Output + c.CacheRead + c.CacheWrite
+		}
+	case *llm.ToolResultMessage:
+		st.ToolResults++
+	case *llm.CustomMessage:
+		st.Custom++
 	}
-	return st
 }
 
 func fmtTokens(n int) string {
@@ -300,7 +290,7 @@ func WriteHTML(w io.Writer, s *session.Manager, o Options) error {
 
 	r := newRenderer()
 	r.prepare(entries, labels)
-	st := collectStats(entries)
+	st := r.stats
 
 	nonce := make([]byte, 16)
 	rand.Read(nonce)

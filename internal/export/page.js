@@ -392,5 +392,6 @@
   refilter();
   revealInTree(target);
   showConversation(first);
+  window.relayReadyMs = performance.now();
   document.documentElement.dataset.ready = '1';
 })();

@@ -33,6 +33,7 @@ type item struct {
 	// tree line: a coloured prefix (class, text) and plain text.
 	treeClass, treePrefix, treeText string
 	flags                           int
+	callID                          string // a tool result's call
 }
 
 // renderer holds the per-export state the fragments need.
@@ -43,6 +44,7 @@ type renderer struct {
 	index  map[string]int
 	calls  map[string]*llm.ToolCall // tool call id -> call
 	result map[string]int           // tool call id -> first result entry
+	stats  stats
 }
 
 func newRenderer() *renderer {
@@ -50,12 +52,15 @@ func newRenderer() *renderer {
 	return &renderer{md: newMarkdown(hl), hl: hl, index: map[string]int{}, calls: map[string]*llm.ToolCall{}, result: map[string]int{}}
 }
 
-// prepare indexes the entries and works out the tree lines and flags.
+// prepare indexes the entries and works out the tree lines, flags and the
+// header's figures. Messages are decoded without caching (here and again in
+// fragment) so a large session's messages do not all stay in memory.
 func (r *renderer) prepare(entries []*session.Entry, labels map[string]string) {
 	r.items = make([]item, len(entries))
 	for i, e := range entries {
 		r.index[e.ID] = i
 	}
+	models := map[string]bool{}
 	for i, e := range entries {
 		it := &r.items[i]
 		it.e = e
@@ -64,13 +69,13 @@ func (r *renderer) prepare(entries []*session.Entry, labels map[string]string) {
 			it.parent = p
 		}
 		it.label = labels[e.ID]
-		if e.Type != session.TypeMessage {
-			continue
+		var m llm.Message
+		var err error
+		if e.Type == session.TypeMessage {
+			m, err = e.DecodeMessage()
 		}
-		m, err := e.Message()
-		if err != nil {
-			continue
-		}
+		r.treeLine(it, m, err)
+		r.stats.add(e, m, models)
 		switch v := m.(type) {
 		case *llm.AssistantMessage:
 			for _, c := range v.ToolCalls() {
@@ -84,8 +89,16 @@ func (r *renderer) prepare(entries []*session.Entry, labels map[string]string) {
 			}
 		}
 	}
+	// Tool results name their call, which may come later in the file.
 	for i := range r.items {
-		r.treeLine(&r.items[i])
+		it := &r.items[i]
+		if it.callID == "" {
+			continue
+		}
+		if c, ok := r.calls[it.callID]; ok {
+			it.flags |= flagSlotted
+			it.treeText = oneLine(callSummary(c.Name, c.Arguments))
+		}
 	}
 }
 
@@ -100,12 +113,11 @@ func oneLine(s string) string {
 	return s
 }
 
-func (r *renderer) treeLine(it *item) {
+func (r *renderer) treeLine(it *item, m llm.Message, err error) {
 	e := it.e
 	set := func(class, prefix, text string) { it.treeClass, it.treePrefix, it.treeText = class, prefix, text }
 	switch e.Type {
 	case session.TypeMessage:
-		m, err := e.Message()
 		if err != nil {
 			set("tree-error", "[unreadable message]", "")
 			it.flags |= flagError
@@ -138,12 +150,8 @@ func (r *renderer) treeLine(it *item) {
 			if v.IsError {
 				it.flags |= flagError
 			}
-			if c, ok := r.calls[v.ToolCallID]; ok {
-				it.flags |= flagSlotted
-				set("tree-role-tool", "", oneLine(callSummary(c.Name, c.Arguments)))
-			} else {
-				set("tree-role-tool", "", "["+v.ToolName+"]")
-			}
+			it.callID = v.ToolCallID
+			set("tree-role-tool", "", "["+v.ToolName+"]")
 		case *llm.BashExecutionMessage:
 			set("tree-role-tool", "[bash]:", oneLine(v.Command))
 		case *llm.CustomMessage:
@@ -200,7 +208,7 @@ func (r *renderer) fragment(buf *bytes.Buffer, i int) {
 	e := it.e
 	switch e.Type {
 	case session.TypeMessage:
-		m, err := e.Message()
+		m, err := e.DecodeMessage()
 		if err != nil {
 			r.open(buf, it, "note error-note")
 			buf.WriteString("unreadable message: " + escapeText(err.Error()))

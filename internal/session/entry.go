@@ -146,6 +146,21 @@ func (e *Entry) Message() (llm.Message, error) {
 	return e.msg, e.msgErr
 }
 
+// DecodeMessage decodes the message of a message entry anew on every call,
+// without caching it: one-pass readers of a large session (the HTML export)
+// use it so every decoded message does not stay alive with the entry. It
+// returns nil, nil for other entry types.
+func (e *Entry) DecodeMessage() (llm.Message, error) {
+	if e.Type != TypeMessage {
+		return nil, nil
+	}
+	m, err := decodeMessage(e.msgRaw)
+	if err != nil {
+		return nil, fmt.Errorf("entry %s (line %d): %w", e.ID, e.Line, err)
+	}
+	return m, nil
+}
+
 func decodeMessage(raw []byte) (llm.Message, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("message entry without a message")
