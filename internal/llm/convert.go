@@ -10,7 +10,7 @@ const (
 	CompactionSummaryPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
 	CompactionSummarySuffix = "\n</summary>"
 	BranchSummaryPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
-	BranchSummarySuffix     = "\n</summary>"
+	BranchSummarySuffix     = "</summary>" // no newline, unlike compaction summaries
 )
 
 // BashExecutionText renders a `!cmd` run as the user text the model sees.
