@@ -167,11 +167,15 @@ func TestRPCFraming(t *testing.T) {
 		t.Errorf("parse error carries an id: %v", resp)
 	}
 
-	// Unknown command type: error naming it, without id (as the original).
-	r.send(`{"id":"u1","type":"frobnicate"}`)
-	resp = r.response("frobnicate")
-	if resp["success"] != false || resp["error"] != "Unknown command: frobnicate" {
-		t.Errorf("unknown command %v", resp)
+	// Unknown command type: error naming it, with the request's id so a
+	// client waiting on it hears back.
+	if msg := r.fail("u1", `{"type":"frobnicate"}`); msg != "Unknown command: frobnicate" {
+		t.Errorf("unknown command %q", msg)
+	}
+
+	// Before any reply the text is absent (data {}), as from the original.
+	if d := obj(t, r.ok("t0", `{"type":"get_last_assistant_text"}`)); len(d) != 0 {
+		t.Errorf("last assistant text before any reply: %v", d)
 	}
 
 	// Valid JSON with a field of the wrong type answers the command by id.
@@ -264,6 +268,10 @@ func TestRPCPromptQueueAndAbort(t *testing.T) {
 	d := obj(t, r.ok("p1", `{"type":"prompt","message":"what is this?","images":[{"type":"image","data":"`+png+`","mimeType":"image/png"}]}`))
 	if d["disposition"] != "started" {
 		t.Errorf("prompt disposition %v", d)
+	}
+	// The response comes before any event of the run it started.
+	for _, m := range r.seen[mark : len(r.seen)-1] {
+		t.Errorf("%v written before the prompt's response", m["type"])
 	}
 	r.since(mark, "agent_settled")
 	if raw := string(e.fake.Requests()[0].Raw); !strings.Contains(raw, png) || !strings.Contains(raw, "image/png") {

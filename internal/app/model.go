@@ -15,9 +15,19 @@ func (r *Runtime) SetModel(m *llm.Model) error {
 	}
 	r.mu.Lock()
 	same := r.model != nil && r.model.Provider == m.Provider && r.model.ID == m.ID
-	r.model = m
 	old := r.thinking
-	r.thinking = m.ClampThinkingLevel(old)
+	want := old
+	if r.model == nil || !r.model.Reasoning {
+		// Coming from a model without reasoning, whose level is "off" by
+		// necessity: the new model starts at the default level, as in the
+		// original.
+		want = r.cfg.DefaultThinking
+		if want == "" {
+			want = llm.ThinkingMedium
+		}
+	}
+	r.model = m
+	r.thinking = m.ClampThinkingLevel(want)
 	changed := r.thinking != old
 	level := r.thinking
 	r.mu.Unlock()

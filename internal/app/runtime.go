@@ -40,6 +40,9 @@ type Config struct {
 	Models   Models
 	Model    *llm.Model // may be nil until one is chosen
 	Thinking llm.ThinkingLevel
+	// DefaultThinking (settings defaultThinkingLevel; "" = medium) is the
+	// level a switch from a model without reasoning to one with it starts at.
+	DefaultThinking llm.ThinkingLevel
 	// ScopedModels are the models Ctrl+P / cycle_model go through.
 	ScopedModels []ScopedModel
 	Tools        *tool.Registry

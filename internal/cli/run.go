@@ -193,7 +193,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "Warning:", w)
 	}
 	cfg := app.Config{
-		Cwd: cwd, AgentDir: agentDir, Session: sess, Models: src, Model: model, Thinking: thinking, ScopedModels: scoped,
+		Cwd: cwd, AgentDir: agentDir, Session: sess, Models: src, Model: model, Thinking: thinking, DefaultThinking: st.DefaultThinkingLevel, ScopedModels: scoped,
 		Tools: reg2, ActiveTools: active, Harness: hc,
 		NoContext:  a.NoContext,
 		Compaction: compactionSettings(st.Compaction.Enabled, st.CompactionFor("", "")),

@@ -192,9 +192,11 @@ func (s *Server) dispatch(c *command) (any, error) {
 		return s.tree(), nil
 	case "get_last_assistant_text":
 		if t, ok := rt.LastAssistantReply(); ok {
-			return map[string]*string{"text": &t}, nil
+			return map[string]string{"text": t}, nil
 		}
-		return map[string]*string{"text": nil}, nil
+		// The original answers {} (its text is undefined), so its
+		// RpcClient's getLastAssistantText() yields undefined, not null.
+		return struct{}{}, nil
 	case "set_session_name":
 		name := ""
 		if c.Name != nil {
@@ -269,26 +271,43 @@ func (s *Server) prompt(c *command) (any, error) {
 		s.starting = false
 		s.mu.Unlock()
 	}()
-	began := make(chan error, 1)
+	// The response goes out just before the run's first event (written by
+	// Serve's subscriber), so a client reads "started" before agent_start,
+	// as from the original; a prompt that fails before any event answers
+	// with its error instead.
 	var once sync.Once
-	signal := func(err error) { once.Do(func() { began <- err }) }
+	answer := func(data any, err error) { once.Do(func() { s.reply(c, data, err) }) }
+	pending := &promptAnswer{fn: func() { answer(started, nil) }}
+	s.mu.Lock()
+	s.promptStarted = pending
+	s.mu.Unlock()
+	// The read loop waits until the run is under way (or the prompt
+	// failed), so the next command sees the agent busy.
+	began := make(chan struct{})
+	var beganOnce sync.Once
+	begin := func() { beganOnce.Do(func() { close(began) }) }
 	unsub := rt.Subscribe(func(e agent.Event) {
 		if e.Type == agent.AgentStart {
-			signal(nil)
+			begin()
 		}
 	})
+	// Once answered, a later error belongs to the run and shows in its
+	// events; answer is a no-op then.
+	fail := func(err error) {
+		unsub()
+		s.dropPromptAnswer(pending)
+		answer(nil, err)
+		begin()
+	}
 	s.async(func() {
 		err := rt.Prompt(s.ctx, *c.Message, c.Images)
-		unsub()
 		if err == nil {
 			err = errors.New("prompt finished without starting a run")
 		}
-		signal(err)
-	}, func(err error) { unsub(); signal(err) })
-	if err := <-began; err != nil {
-		return nil, err
-	}
-	return started, nil
+		fail(err)
+	}, fail)
+	<-began
+	return nil, errAsync
 }
 
 // abort stops the current run (and a manual compaction) and returns once

@@ -51,8 +51,14 @@ type Server struct {
 	settled bool
 	// retrying is set from auto_retry_start until the retry ends or runs.
 	retrying bool
-	runs     sync.WaitGroup
+	// promptStarted answers the prompt being started; Serve's subscriber
+	// calls it before writing the run's first event.
+	promptStarted *promptAnswer
+	runs          sync.WaitGroup
 }
+
+// promptAnswer is the pending response of a prompt being started.
+type promptAnswer struct{ fn func() }
 
 type pendingBash struct {
 	command string
@@ -131,6 +137,9 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 			// Set before the client can read agent_settled.
 			s.setSettled(true)
 		}
+		if p := s.takePromptAnswer(); p != nil {
+			p.fn()
+		}
 		co.Push(e)
 		if e.Type == agent.AgentSettled {
 			// The run has persisted everything: deferred bash results may
@@ -202,7 +211,12 @@ func (s *Server) handle(line []byte) {
 			s.send(head.ID, head.Type, nil, errors.New("Invalid command: "+err.Error()))
 			return
 		}
-		s.send(nil, "parse", nil, errors.New("Failed to parse command: "+err.Error()))
+		// The id alone may still be readable (a type of the wrong kind).
+		var idOnly struct {
+			ID *string `json:"id"`
+		}
+		_ = json.Unmarshal(line, &idOnly)
+		s.send(idOnly.ID, "parse", nil, errors.New("Failed to parse command: "+err.Error()))
 		return
 	}
 	if c.Type == "extension_ui_response" {
@@ -215,8 +229,9 @@ func (s *Server) handle(line []byte) {
 	case errors.Is(err, errAsync):
 		return
 	case errors.Is(err, errUnknown):
-		// Like the original, an unknown command's response carries no id.
-		s.send(nil, c.Type, nil, errors.New("Unknown command: "+c.Type))
+		// Unlike the original, the response carries the request's id, so a
+		// client waiting on it hears back instead of hanging.
+		s.send(c.ID, c.Type, nil, errors.New("Unknown command: "+c.Type))
 		return
 	}
 	s.reply(&c, data, err)
@@ -269,6 +284,25 @@ func (s *Server) recordBash(b pendingBash) error {
 	}
 	s.flushBashLocked()
 	return s.rt.RecordBash(b.command, b.res, b.exclude)
+}
+
+// takePromptAnswer returns and clears the pending prompt answer.
+func (s *Server) takePromptAnswer() *promptAnswer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.promptStarted
+	s.promptStarted = nil
+	return p
+}
+
+// dropPromptAnswer clears p if it is still pending; a later prompt's
+// answer stays.
+func (s *Server) dropPromptAnswer(p *promptAnswer) {
+	s.mu.Lock()
+	if s.promptStarted == p {
+		s.promptStarted = nil
+	}
+	s.mu.Unlock()
 }
 
 func (s *Server) setRetrying(v bool) {

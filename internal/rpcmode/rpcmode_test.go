@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,7 +55,8 @@ func TestResponses(t *testing.T) {
 	}{
 		{"malformed JSON", `{"id":"1","type":`, map[string]any{"command": "parse", "success": false}, true},
 		{"not an object", `[1,2]`, map[string]any{"command": "parse", "success": false}, true},
-		{"unknown type", `{"id":"1","type":"nope"}`, map[string]any{"command": "nope", "success": false, "error": "Unknown command: nope"}, true},
+		{"unknown type", `{"id":"1","type":"nope"}`, map[string]any{"id": "1", "command": "nope", "success": false, "error": "Unknown command: nope"}, false},
+		{"type of the wrong kind", `{"id":"1","type":5}`, map[string]any{"id": "1", "command": "parse", "success": false}, false},
 		{"wrong field type", `{"id":"1","type":"set_auto_retry","enabled":"yes"}`, map[string]any{"id": "1", "command": "set_auto_retry", "success": false}, false},
 		{"CRLF", "{\"id\":\"1\",\"type\":\"get_state\"}\r", map[string]any{"id": "1", "command": "get_state", "success": true}, false},
 		{"no model", `{"id":"1","type":"prompt","message":"hi"}`, map[string]any{"id": "1", "command": "prompt", "success": false}, false},
@@ -70,6 +72,8 @@ func TestResponses(t *testing.T) {
 		{"queue /laya", `{"id":"1","type":"steer","message":"/laya"}`, map[string]any{"success": false}, false},
 		{"bad mode", `{"id":"1","type":"set_steering_mode","mode":"x"}`, map[string]any{"success": false}, false},
 		{"abort when idle", `{"id":"1","type":"abort"}`, map[string]any{"success": true}, false},
+		// The original answers {}: its RpcClient then yields undefined.
+		{"no assistant text yet", `{"id":"1","type":"get_last_assistant_text"}`, map[string]any{"success": true, "data": map[string]any{}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,7 +87,7 @@ func TestResponses(t *testing.T) {
 			}
 			for k, v := range tt.want {
 				got, has := r[k]
-				if !has || got != v {
+				if !has || !reflect.DeepEqual(got, v) {
 					t.Errorf("%s = %v (present %v), want %v; %v", k, got, has, v, r)
 				}
 			}
