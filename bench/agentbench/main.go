@@ -24,7 +24,12 @@ import (
 	"github.com/relay-agent/relay/internal/llm/llmtest"
 )
 
-var relay = flag.String("relay", "./relay", "relay binary")
+var (
+	relay = flag.String("relay", "./relay", "relay binary")
+	only  = flag.String("only", "", "run only this measurement: startup, loop, resume, resume-nocompact, json")
+)
+
+func want(name string) bool { return *only == "" || *only == name }
 
 type env struct {
 	agentDir, cwd string
@@ -39,7 +44,11 @@ type env struct {
 	served   int
 }
 
-func newEnv(script *llmtest.Script) *env {
+func newEnv(script *llmtest.Script) *env { return newEnvModels(script, "") }
+
+// newEnvModels is newEnv with extra anthropic provider keys in models.json
+// (e.g. a modelOverrides entry).
+func newEnvModels(script *llmtest.Script, extra string) *env {
 	root, _ := os.MkdirTemp("", "relay-bench")
 	e := &env{agentDir: filepath.Join(root, "agent"), cwd: filepath.Join(root, "proj")}
 	os.MkdirAll(e.agentDir, 0o755)
@@ -100,7 +109,7 @@ func newEnv(script *llmtest.Script) *env {
 			}
 		}
 	}))
-	models := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, e.front.URL)
+	models := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q%s}}}`, e.front.URL, extra)
 	os.WriteFile(filepath.Join(e.agentDir, "models.json"), []byte(models), 0o644)
 	os.WriteFile(filepath.Join(e.agentDir, "settings.json"), []byte(`{"harnessCore":{"evidence":false}}`), 0o644)
 	return e
@@ -115,6 +124,7 @@ func (e *env) close() {
 type result struct {
 	wall   time.Duration
 	rssMB  float64
+	cpu    time.Duration // user + system, with rssMB
 	outLen int
 	first  time.Duration
 }
@@ -147,7 +157,7 @@ func (e *env) exec(rss bool, args ...string) result {
 		f.Close()
 		rssFile = f.Name()
 		defer os.Remove(rssFile)
-		c = exec.Command("/usr/bin/time", append([]string{"-f", "%M", "-o", rssFile, *relay}, args...)...)
+		c = exec.Command("/usr/bin/time", append([]string{"-f", "%M %U %S", "-o", rssFile, *relay}, args...)...)
 	}
 	c.Dir = e.cwd
 	c.Env = append(os.Environ(), "RELAY_CODING_AGENT_DIR="+e.agentDir, "ANTHROPIC_API_KEY=bench", "RELAY_OFFLINE=1")
@@ -166,9 +176,10 @@ func (e *env) exec(rss bool, args ...string) result {
 	r := result{wall: time.Since(start), outLen: out.n}
 	if rssFile != "" {
 		b, _ := os.ReadFile(rssFile)
-		var kb float64
-		fmt.Sscanf(strings.TrimSpace(string(b)), "%f", &kb)
+		var kb, user, sys float64
+		fmt.Sscanf(strings.TrimSpace(string(b)), "%f %f %f", &kb, &user, &sys)
 		r.rssMB = kb / 1024
+		r.cpu = time.Duration((user + sys) * float64(time.Second))
 	}
 	e.mu.Lock()
 	if !e.firstReq.IsZero() {
@@ -192,8 +203,29 @@ const model = "--model=anthropic/claude-sonnet-4-5"
 func main() {
 	flag.Parse()
 	fmt.Println("relay end-to-end benchmark (median of runs; fake provider on loopback, zero latency)")
+	if want("startup") {
+		benchStartup()
+	}
+	if want("loop") {
+		benchLoop()
+	}
+	if want("resume") {
+		benchResume(300, "", "resume %.0f MB / 20,000 entries + prompt:  %7.1f ms, peak RSS %.0f MB   (target ≤ 500 ms, ≤ 150 MB)\n")
+	}
+	if want("resume-nocompact") {
+		// A context window no 50 MB session fills: nothing is compacted, all
+		// 20,000 messages are restored and sent (issue 11 item 10).
+		benchResume(0, `,"modelOverrides":{"claude-sonnet-4-5":{"contextWindow":100000000}}`,
+			"resume never-compacted %.0f MB / 20,000 entries + prompt: %7.1f ms, peak RSS %.0f MB   (target ≤ 400 ms, ≤ 150 MB)\n")
+	}
+	if want("json") {
+		benchJSON()
+	}
+}
 
+func benchStartup() {
 	e := newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true, ZeroLatency: true})
+	defer e.close()
 	var ds []time.Duration
 	for i := 0; i < 30; i++ {
 		ds = append(ds, e.run("--version").wall)
@@ -207,54 +239,74 @@ func main() {
 		walls = append(walls, r.wall)
 	}
 	fmt.Printf("launch to first model request:          %7.1f ms   (target ≤ 50 ms; whole run %.1f ms)\n", ms(median(ds)), ms(median(walls)))
-	e.close()
+}
 
+func benchLoop() {
 	var rs []llmtest.Response
 	for i := 0; i < 20; i++ {
 		rs = append(rs, llmtest.Response{ToolCalls: []llmtest.Block{{Type: "toolCall", Name: "bash", Args: json.RawMessage(fmt.Sprintf(`{"command":"echo %d"}`, i))}}})
 	}
 	rs = append(rs, llmtest.Response{Text: "done"})
-	walls = walls[:0]
+	var walls []time.Duration
 	for i := 0; i < 5; i++ {
-		e = newEnv(&llmtest.Script{Responses: rs, ZeroLatency: true})
+		e := newEnv(&llmtest.Script{Responses: rs, ZeroLatency: true})
 		walls = append(walls, e.run("-p", model, "loop").wall)
 		e.close()
 	}
 	fmt.Printf("20 bash tool turns (echo i):            %7.1f ms   (target ≤ 500 ms)\n", ms(median(walls)))
+}
 
-	e = newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: "resumed"}}, Repeat: true, ZeroLatency: true})
-	path := writeBigSession(e.agentDir, e.cwd, 20000, 50<<20)
+// benchResume resumes a 50 MB / 20,000-entry session (a compaction every
+// compactEvery entries, 0 never) and sends one prompt.
+func benchResume(compactEvery int, modelsExtra, format string) {
+	e := newEnvModels(&llmtest.Script{Responses: []llmtest.Response{{Text: "resumed"}}, Repeat: true, ZeroLatency: true}, modelsExtra)
+	defer e.close()
+	path := writeBigSession(e.agentDir, e.cwd, 20000, 50<<20, compactEvery)
 	st, _ := os.Stat(path)
-	walls = walls[:0]
+	var walls, cpus []time.Duration
 	var rss float64
 	e.replayFrom("-p", "--no-session", model, "warm up")
 	for i := 0; i < 3; i++ {
 		e.rewind()
 		r := e.runRSS("-p", "--session", path, model, "one more")
 		walls = append(walls, r.wall)
+		cpus = append(cpus, r.cpu)
 		if r.rssMB > rss {
 			rss = r.rssMB
 		}
 	}
-	fmt.Printf("resume %.0f MB / 20,000 entries + prompt:  %7.1f ms, peak RSS %.0f MB   (target ≤ 500 ms, ≤ 150 MB)\n", float64(st.Size())/(1<<20), ms(median(walls)), rss)
-	e.close()
+	fmt.Printf(format, float64(st.Size())/(1<<20), ms(median(walls)), rss)
+	fmt.Printf("    (CPU user+sys %.0f ms, load average %s)\n", ms(median(cpus)), loadAverage())
+}
 
+func benchJSON() {
 	answer := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 2<<20/45+1)[:2<<20]
-	e = newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: answer, ChunkSize: 16}}, ZeroLatency: true})
+	e := newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: answer, ChunkSize: 16}}, ZeroLatency: true})
+	defer e.close()
 	e.replayFrom("--mode", "json", "--no-session", model, "long answer")
 	e.rewind()
 	r := e.runRSS("--mode", "json", "--no-session", model, "long answer")
 	fmt.Printf("JSON mode, 2 MB answer in 16-byte deltas: %6.1f ms, output %.1f MB, peak RSS %.0f MB   (target ≤ 1 s, ≤ 30 MB)\n", ms(r.wall), float64(r.outLen)/(1<<20), r.rssMB)
-	e.close()
+}
+
+// loadAverage is the 1-minute load average: wall figures on a loaded
+// machine mean little, CPU time still does.
+func loadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // writeBigSession writes a session with n entries totalling about size
-// bytes: user / assistant (with a tool call) / tool result turns, with a
-// compaction every 300 entries as a long real session has (50 MB of text
-// is far more than any context window).
-func writeBigSession(agentDir, cwd string, n, size int) string {
+// bytes: user / assistant (with a tool call: read, or bash every other turn)
+// / tool result turns, with a compaction every compactEvery entries as a
+// long real session has (50 MB of text is far more than any context
+// window); compactEvery 0 never compacts.
+func writeBigSession(agentDir, cwd string, n, size, compactEvery int) string {
 	dir := filepath.Join(agentDir, "sessions", "bench")
 	os.MkdirAll(dir, 0o755)
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_0192f3a0-0000-7000-8000-00000000beef.jsonl")
@@ -272,13 +324,21 @@ func writeBigSession(agentDir, cwd string, n, size int) string {
 		case 0:
 			msg = fmt.Sprintf(`{"role":"user","content":%q,"timestamp":1}`, pad)
 		case 1:
-			msg = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%q},{"type":"toolCall","id":"c%d","name":"read","arguments":{"path":"f.go"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":100,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":110,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1}`, pad, i)
+			call := `"name":"read","arguments":{"path":"f.go"}`
+			if i%2 == 0 {
+				call = `"name":"bash","arguments":{"command":"cd pkg && go test ./... -run TestStorage 2>&1 | tail -50"}`
+			}
+			msg = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%q},{"type":"toolCall","id":"c%d",%s}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":100,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":110,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1}`, pad, i, call)
 		default:
-			msg = fmt.Sprintf(`{"role":"toolResult","toolCallId":"c%d","toolName":"read","content":[{"type":"text","text":%q}],"isError":false,"timestamp":1}`, i-1, pad)
+			name := "read"
+			if (i-1)%2 == 0 {
+				name = "bash"
+			}
+			msg = fmt.Sprintf(`{"role":"toolResult","toolCallId":"c%d","toolName":%q,"content":[{"type":"text","text":%q}],"isError":false,"timestamp":1}`, i-1, name, pad)
 		}
 		fmt.Fprintf(w, `{"type":"message","id":%q,"parentId":%s,%s,"message":%s}`+"\n", id, parent, ts, msg)
 		parent = `"` + id + `"`
-		if i%300 == 299 {
+		if compactEvery > 0 && i%compactEvery == compactEvery-1 {
 			cid := fmt.Sprintf("c%07x", i)
 			keep := fmt.Sprintf("%08x", i-59) // keep the last 60 entries (a user turn start)
 			if (i-59)%3 != 0 {

@@ -51,18 +51,38 @@ var (
 	listMarkerRe          = lazyRe(`^\s*(?:[-*+]|\d+[.)])\s+`)
 )
 
+// Literal prefilters of the unanchored directive patterns, which are costly
+// to run on every sentence of every developer message of a long session
+// (Restore without a ledger entry): a sentence can match only if its
+// lower-case form holds one of them. Like correctionNeedles, none has an s
+// or a k ("alway" for always, "empre" for sempre...).
+var (
+	directiveLeadNeedles = []string{"not", "n't", "dont", "never", "only", "alway", "não", "nao", "nunca", "jamai",
+		"empre", "apena", "omente", "ó"}
+	preferenceNeedles = []string{"tead of", "rather than", "em vez de", "ao inv", "no lugar de"}
+)
+
 // ExtractConstraints returns the sentences of a developer message that state
 // a standing rule. It is conservative: a missed constraint costs nothing new,
 // a false one adds a stray reminder line.
 func ExtractConstraints(text string) []string {
 	var out []string
 	for _, s := range sentences(developerProse(text)) {
-		s = strings.TrimSpace(listMarkerRe().ReplaceAllString(s, ""))
+		if loc := listMarkerRe().FindStringIndex(s); loc != nil { // anchored: one match at most
+			s = s[loc[1]:]
+		}
+		s = strings.TrimSpace(s)
 		n := utf8.RuneCountInString(s)
 		if n < minSentenceChar || n > maxLedgerText || strings.HasSuffix(s, "?") {
 			continue
 		}
-		if directiveStartRe().MatchString(s) || directiveInnerRe().MatchString(s) || directivePreferenceRe().MatchString(s) {
+		if directiveStartRe().MatchString(s) {
+			out = append(out, s)
+			continue
+		}
+		lower := strings.ToLower(s)
+		if containsAny(lower, directiveLeadNeedles) && directiveInnerRe().MatchString(s) ||
+			containsAny(lower, preferenceNeedles) && directivePreferenceRe().MatchString(s) {
 			out = append(out, s)
 		}
 	}
@@ -223,9 +243,27 @@ var (
 		`não (?:é|era) (?:isso|o que eu)`, "simplifica", "simplifique"))
 )
 
+// correctionNeedles: correctionAnywhereRe can match only a text whose
+// lower-case form holds one of them (Restore tests every developer message
+// of a long session, and the unanchored regex is the costly part). None has
+// an s or k, whose case-insensitive matches (ſ, K) lower-casing misses.
+var correctionNeedles = []string{"too", "engineer", "not what", "complicad", "não", "implifi"}
+
 // IsCorrection reports whether a developer message pushes back on the
 // agent's previous approach.
 func IsCorrection(text string) bool {
 	prose := developerProse(text)
-	return correctionStartRe().MatchString(prose) || correctionAnywhereRe().MatchString(prose)
+	if correctionStartRe().MatchString(prose) {
+		return true
+	}
+	return containsAny(strings.ToLower(prose), correctionNeedles) && correctionAnywhereRe().MatchString(prose)
+}
+
+func containsAny(s string, needles []string) bool {
+	for _, n := range needles {
+		if strings.Contains(s, n) {
+			return true
+		}
+	}
+	return false
 }

@@ -254,16 +254,20 @@ func (c *Core) OnUserMessage(text string, newRequest bool) {
 	}
 	c.lock()
 	defer c.unlock()
-	c.observeDeveloper(text, c.cfg.Now().UnixMilli(), newRequest, true)
+	c.observeDeveloper(text, c.cfg.Now().UnixMilli(), newRequest, true, true)
 }
 
-func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract bool) {
+// observeDeveloper applies a developer message. current is false only while
+// Restore replays a message of an earlier request: the request intent
+// (latest request, question-only, correction, evidence's action flag), which
+// the current request's messages overwrite, is then not derived.
+func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract, current bool) {
 	if newRequest {
 		if usage := c.skills.report(); len(usage) > 0 {
 			c.lastUsage = usage
 		}
 		c.skills = skillTracker{}
-		c.evidence.begin(RequestsAction(text))
+		c.evidence.begin(current && RequestsAction(text))
 		if c.slices != nil {
 			c.slices.begin()
 		}
@@ -279,13 +283,16 @@ func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract bool)
 			changed = c.ledger.insert(s, "message", ts) || changed
 		}
 	}
-	prose := developerProse(text)
-	c.latestRequest = prose
-	c.questionOnly = IsQuestionOnly(text)
 	c.scopeWarned = false
-	c.correcting = c.agentResponded && IsCorrection(text)
+	if current {
+		c.latestRequest = developerProse(text)
+		c.questionOnly = IsQuestionOnly(text)
+	}
+	if current || extract {
+		c.correcting = c.agentResponded && IsCorrection(text)
+	}
 	if c.correcting && extract {
-		c.corrections = append(c.corrections, Correction{Text: clip(prose, maxLedgerText), Timestamp: ts})
+		c.corrections = append(c.corrections, Correction{Text: clip(developerProse(text), maxLedgerText), Timestamp: ts})
 		if len(c.corrections) > maxCorrections {
 			c.corrections = append([]Correction(nil), c.corrections[len(c.corrections)-maxCorrections:]...)
 		}

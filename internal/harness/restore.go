@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -39,30 +41,34 @@ func (c *Core) Restore(msgs []llm.Message, ledgerData json.RawMessage) error {
 		}
 		c.corrections = append([]Correction(nil), corr...)
 	}
-	calls := map[string]*llm.ToolCall{}
+	r := replay{c: c, calls: map[string]*llm.ToolCall{}, start: currentRequestStart(msgs)}
+	if c.cfg.Skills && c.cfg.SkillList != nil {
+		r.skills = c.cfg.SkillList()
+	}
 	var prev llm.Message
-	for _, m := range msgs {
+	for i, m := range msgs {
+		current := i >= r.start
 		switch m := m.(type) {
 		case *llm.UserMessage:
 			text := m.Content.PlainText()
 			if isHarnessText(text) {
-				if strings.HasPrefix(strings.TrimSpace(text), "[harness:evidence]") {
+				if current && strings.HasPrefix(strings.TrimSpace(text), "[harness:evidence]") {
 					c.evidence.gates++
 				}
 				break
 			}
 			_, midRun := prev.(*llm.ToolResultMessage)
-			c.observeDeveloper(text, m.Timestamp, !midRun, snap == nil)
+			c.observeDeveloper(text, m.Timestamp, !midRun, snap == nil, current)
 		case *llm.AssistantMessage:
 			c.agentResponded = true
 			for _, tc := range m.ToolCalls() {
-				calls[tc.ID] = tc
+				r.calls[tc.ID] = tc
 			}
-			if c.cfg.Evidence && m.StopReason == llm.StopStop && len(m.ToolCalls()) == 0 {
+			if current && c.cfg.Evidence && m.StopReason == llm.StopStop && len(m.ToolCalls()) == 0 {
 				c.evidence.assess(m.Text())
 			}
 		case *llm.ToolResultMessage:
-			c.replayResult(m, calls[m.ToolCallID])
+			r.result(m, current)
 		default:
 			continue // other roles neither start nor interrupt a run
 		}
@@ -73,33 +79,130 @@ func (c *Core) Restore(msgs []llm.Message, ledgerData json.RawMessage) error {
 	return nil
 }
 
-func (c *Core) replayResult(m *llm.ToolResultMessage, tc *llm.ToolCall) {
+// currentRequestStart is the index of the developer message that started
+// the branch's latest request (a user message that is not harness text and
+// does not follow a tool result), or -1. Everything Restore derives per
+// request is reset there, so only what follows it is derived in full.
+func currentRequestStart(msgs []llm.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		u, ok := msgs[i].(*llm.UserMessage)
+		if !ok || isHarnessText(u.Content.PlainText()) {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && !countsAsPrev(msgs[j]) {
+			j--
+		}
+		if j < 0 {
+			return i
+		}
+		if _, midRun := msgs[j].(*llm.ToolResultMessage); !midRun {
+			return i
+		}
+	}
+	return -1
+}
+
+// countsAsPrev reports whether Restore's run tracking sees m (other roles
+// neither start nor interrupt a run).
+func countsAsPrev(m llm.Message) bool {
+	switch m.(type) {
+	case *llm.UserMessage, *llm.AssistantMessage, *llm.ToolResultMessage:
+		return true
+	}
+	return false
+}
+
+// replay is the state of one Restore pass.
+type replay struct {
+	c      *Core
+	calls  map[string]*llm.ToolCall
+	start  int
+	skills []SkillInfo
+}
+
+// result replays one tool result. Calls are classified only when something
+// depends on the effect: a call of the current request (evidence, skills),
+// a refusal (pending fingerprint), an outstanding one-shot grant, or a call
+// that may touch a skill's files. Other calls of earlier requests, the
+// bulk of a long session, are not classified at all.
+func (r *replay) result(m *llm.ToolResultMessage, current bool) {
+	c := r.c
+	tc := r.calls[m.ToolCallID]
 	if tc == nil {
 		tc = &llm.ToolCall{ID: m.ToolCallID, Name: m.ToolName}
 	}
-	e := c.classify(tc)
-	text := m.Content.PlainText()
-	if m.IsError && (strings.HasPrefix(text, blockedPolicyPrefix) || strings.HasPrefix(text, blockedDeclinedPrefix)) {
-		kind := BlockAuthorization
-		switch {
-		case text == scopeBlockReason:
-			kind = BlockScope
-			c.scopeWarned = true
-		case strings.Contains(text, notAuthorizedMarker):
-			if fp := Fingerprint(tc.Name, e); !contains(c.pending, fp) {
-				c.pending = append(c.pending, fp)
-			}
+	var e Effect
+	classified := false
+	effect := func() Effect {
+		if !classified {
+			e, classified = c.classify(tc), true
 		}
-		c.blocked = append(c.blocked, BlockedCall{ToolName: tc.Name, Kind: kind, Reason: text})
-		if len(c.blocked) > maxBlockedKept {
-			c.blocked = c.blocked[len(c.blocked)-maxBlockedKept:]
-		}
-		return
+		return e
 	}
-	if e.Kind.NeedsAuthorization() {
+	if m.IsError {
+		if text := m.Content.PlainText(); strings.HasPrefix(text, blockedPolicyPrefix) || strings.HasPrefix(text, blockedDeclinedPrefix) {
+			kind := BlockAuthorization
+			switch {
+			case text == scopeBlockReason:
+				kind = BlockScope
+				c.scopeWarned = true
+			case strings.Contains(text, notAuthorizedMarker):
+				if fp := Fingerprint(tc.Name, effect()); !contains(c.pending, fp) {
+					c.pending = append(c.pending, fp)
+				}
+			}
+			c.blocked = append(c.blocked, BlockedCall{ToolName: tc.Name, Kind: kind, Reason: text})
+			if len(c.blocked) > maxBlockedKept {
+				c.blocked = c.blocked[len(c.blocked)-maxBlockedKept:]
+			}
+			return
+		}
+	}
+	if len(c.grants) > 0 && effect().Kind.NeedsAuthorization() {
 		delete(c.grants, Fingerprint(tc.Name, e))
 	}
-	c.recordOutcome(e, m.IsError)
+	switch {
+	case current:
+		c.recordOutcome(effect(), m.IsError)
+	case len(r.skills) == 0:
+		// No skill, no skill event: an earlier request's report is empty.
+	case !c.mayTouchSkill(tc, r.skills):
+		// An earlier request's skill report needs the step, not the effect.
+		c.skills.recordStep(c.isAction(tc, effect), m.IsError)
+	default:
+		c.skills.record(r.skills, effect(), m.IsError)
+	}
+}
+
+// isAction is Effect.Kind != read (the skill tracker's "action"), from the
+// tool name alone when the name rules decide the kind: shell commands are
+// never read.
+func (c *Core) isAction(tc *llm.ToolCall, effect func() Effect) bool {
+	if c.cfg.ClassifyTool != nil {
+		return effect().Kind != EffectRead
+	}
+	return !readTools[strings.ToLower(tc.Name)]
+}
+
+// mayTouchSkill reports whether classifying tc could yield a path or
+// command token inside one of skills' directories: the raw arguments must
+// then contain the directory's last element (JSON escapes and custom
+// classifiers are assumed to touch).
+func (c *Core) mayTouchSkill(tc *llm.ToolCall, skills []SkillInfo) bool {
+	args := tc.Arguments
+	if c.cfg.ClassifyTool != nil || bytes.IndexByte(args, '\\') >= 0 || !utf8.Valid(args) {
+		return true
+	}
+	lower := bytes.ToLower(args)
+	for _, s := range skills {
+		base := strings.ToLower(normalizeSlash(s.BaseDir))
+		leaf := base[strings.LastIndexByte(base, '/')+1:]
+		if leaf == "" || bytes.Contains(lower, []byte(leaf)) {
+			return true
+		}
+	}
+	return false
 }
 
 // resetLocked returns the core to its freshly created state.

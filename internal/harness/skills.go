@@ -105,6 +105,12 @@ func (t *skillTracker) record(skills []SkillInfo, e Effect, isError bool) {
 	}
 }
 
+// recordStep records a step that touched no skill resource (record with no
+// hits).
+func (t *skillTracker) recordStep(action, isError bool) {
+	t.steps = append(t.steps, skillStep{action: action, ok: !isError})
+}
+
 func (t *skillTracker) report() []SkillUsage {
 	total := len(t.steps)
 	effective := make([]bool, len(t.events))

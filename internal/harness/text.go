@@ -65,6 +65,9 @@ func developerProse(text string) string {
 }
 
 func dropFences(text string) string {
+	if !strings.Contains(text, "```") {
+		return text // no copy: Restore passes every developer message of a long session
+	}
 	var b strings.Builder
 	for {
 		i := strings.Index(text, "```")
@@ -92,6 +95,9 @@ func dropTagBlocks(text string) string {
 	for {
 		loc := tagOpenRe().FindStringSubmatchIndex(text)
 		if loc == nil {
+			if b.Len() == 0 {
+				return text // nothing dropped: no copy
+			}
 			break
 		}
 		name := text[loc[2]:loc[3]]

@@ -44,16 +44,18 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		return b.Fail(pe)
 	}
 	p := buildPlan(req)
-	payload, err := llm.Marshal(p.body)
+	body, err := newPayload(&p.body)
 	if err != nil {
 		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "encode request: " + err.Error()})
 	}
 	url := strings.TrimRight(req.Model.BaseURL, "/") + "/v1/messages"
 	resp, perr := llm.Send(ctx, req, func(ctx context.Context) (*http.Request, error) {
-		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body.body())
 		if err != nil {
 			return nil, err
 		}
+		hr.ContentLength = body.size
+		hr.GetBody = func() (io.ReadCloser, error) { return body.body(), nil }
 		c.headers(hr.Header, req, p)
 		return hr, nil
 	})
