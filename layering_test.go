@@ -38,6 +38,8 @@ var layers = map[string]int{
 	"internal/laya":                    3,
 	"internal/export":                  3,
 	"internal/models":                  2,
+	"internal/hooks":                   2,
+	"internal/commands":                2,
 	"internal/tool/builtin":            2,
 	"internal/mcpclient":               2,
 	"internal/settings":                2,

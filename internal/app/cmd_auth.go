@@ -60,7 +60,7 @@ func (r *Runtime) Login(provider, key string) (string, error) {
 
 // LoggedInProviders lists the providers with an auth.json credential, for
 // the /logout picker.
-func (r *Runtime) LoggedInProviders() ([]string, error) {
+func (r *Runtime) loggedInProviders() ([]string, error) {
 	if r.cfg.AgentDir == "" {
 		return nil, nil
 	}
@@ -78,7 +78,7 @@ func (r *Runtime) LoggedInProviders() ([]string, error) {
 // variables and models.json keys are not touched.
 func (r *Runtime) Logout(provider string) (string, error) {
 	provider = strings.TrimSpace(provider)
-	ps, err := r.LoggedInProviders()
+	ps, err := r.loggedInProviders()
 	if err != nil {
 		return "", fmt.Errorf("logout: %w", err)
 	}

@@ -194,7 +194,7 @@ func (r *Runtime) bugMetadata(id, created, hint string, mode BugTranscript) (map
 		"environment":   bugEnvironment(sec),
 		"session":       sessInfo,
 		"thinkingLevel": string(r.ThinkingLevel()),
-		"harnessCore":   r.cfg.Harness != nil,
+		"harnessCore":   r.hooks.ToolCall.Has(),
 		"activeTools":   r.ActiveTools(),
 	}
 	if m := r.Model(); m != nil {

@@ -31,7 +31,7 @@ func TestLoginLogoutAuthJSON(t *testing.T) {
 		t.Errorf("auth.json mode %v", st.Mode().Perm())
 	}
 	e.rt.Login("groq", "gsk-1")
-	if ps, _ := e.rt.LoggedInProviders(); strings.Join(ps, ",") != "groq,openai" {
+	if ps, _ := e.rt.loggedInProviders(); strings.Join(ps, ",") != "groq,openai" {
 		t.Errorf("logged in: %v", ps)
 	}
 	if _, err := e.rt.Logout(""); err == nil || !strings.Contains(err.Error(), "groq, openai") {
@@ -45,7 +45,7 @@ func TestLoginLogoutAuthJSON(t *testing.T) {
 	if err != nil || !strings.Contains(msg, "Removed") || !strings.Contains(msg, "OPENAI_API_KEY is still set") {
 		t.Errorf("logout: %q, %v", msg, err)
 	}
-	if ps, _ := e.rt.LoggedInProviders(); strings.Join(ps, ",") != "groq" {
+	if ps, _ := e.rt.loggedInProviders(); strings.Join(ps, ",") != "groq" {
 		t.Errorf("after logout: %v", ps)
 	}
 }
@@ -80,7 +80,7 @@ func TestLoginUsesTheModelsStore(t *testing.T) {
 func TestWriteDebugLog(t *testing.T) {
 	e := newCmdRuntime(t)
 	e.seed(t)
-	path, err := e.rt.WriteDebugLog()
+	path, err := e.rt.writeDebugLog()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestTrust(t *testing.T) {
 	if !info.Needed || info.Choices[0].Label != "Trust" {
 		t.Fatalf("with .relay/settings.json: %+v", info)
 	}
-	msg, err := e.rt.SetTrust(0)
+	msg, err := e.rt.setTrust(0)
 	if err != nil || !strings.Contains(msg, "Saved: Trust.") {
 		t.Fatalf("SetTrust(0): %q, %v", msg, err)
 	}
@@ -146,7 +146,7 @@ func TestTrust(t *testing.T) {
 	if !strings.HasPrefix(info.Choices[last].Label, "Forget the saved decision") {
 		t.Fatalf("choices %+v", info.Choices)
 	}
-	if _, err := e.rt.SetTrust(last); err != nil {
+	if _, err := e.rt.setTrust(last); err != nil {
 		t.Fatal(err)
 	}
 	if info = e.rt.TrustState(); info.Saved != nil {
@@ -155,13 +155,13 @@ func TestTrust(t *testing.T) {
 	// "Do not trust" saves false.
 	for i, c := range info.Choices {
 		if c.Label == "Do not trust" {
-			e.rt.SetTrust(i)
+			e.rt.setTrust(i)
 		}
 	}
 	if info = e.rt.TrustState(); info.Saved == nil || info.Saved.Trusted {
 		t.Errorf("do not trust: %+v", info.Saved)
 	}
-	if _, err := e.rt.SetTrust(99); err == nil {
+	if _, err := e.rt.setTrust(99); err == nil {
 		t.Error("out-of-range choice accepted")
 	}
 }

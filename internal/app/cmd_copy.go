@@ -67,7 +67,7 @@ func (r *Runtime) LastAssistantText() string {
 // CopyLastAssistant implements /copy: the last assistant text goes to the
 // system clipboard command when one is present, and comes back as an OSC 52
 // sequence for the TUI to write.
-func (r *Runtime) CopyLastAssistant(ctx context.Context) (CopyResult, error) {
+func (r *Runtime) copyLastAssistant(ctx context.Context) (CopyResult, error) {
 	text := r.LastAssistantText()
 	if text == "" {
 		return CopyResult{}, ErrNothingToCopy

@@ -17,7 +17,7 @@ import (
 // with what the next request would carry (model, system prompt, tool
 // declarations and a one-line summary per message) and returns the path.
 // Credentials are never resolved, so none can appear in it.
-func (r *Runtime) WriteDebugLog() (string, error) {
+func (r *Runtime) writeDebugLog() (string, error) {
 	if r.cfg.AgentDir == "" {
 		return "", fmt.Errorf("debug: no agent directory")
 	}

@@ -5,95 +5,95 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/relay-agent/relay/internal/changelog"
+	"github.com/relay-agent/relay/internal/commands"
 )
 
-// CommandOutput is the result of a slash command run by RunCommand.
-type CommandOutput struct {
-	// Text is the message to show.
-	Text string
-	// Terminal holds bytes for the front end to write to its terminal
-	// (the OSC 52 clipboard sequence of /copy); "" for none.
-	Terminal string
-	// SessionReplaced is true when another session was opened (/import):
-	// the front end redraws from ContextMessages.
-	SessionReplaced bool
-}
+// Commands is the registry every front end reads: the runtime's built-ins,
+// prompt templates, skills and whatever features registered.
+func (r *Runtime) Commands() *commands.Registry { return r.cmds }
 
-// RunCommand runs a slash command whose logic needs no dialog, from a
-// line such as "/export out.html". handled is false for commands it does
-// not own (/model, /tree, /resume, /hotkeys ... belong to the front end).
-// Front ends with dialogs call the typed methods directly instead: /bug
-// here writes a report without the transcript, and /trust without a
-// number only shows the state and the numbered choices.
-func (r *Runtime) RunCommand(ctx context.Context, line string) (out CommandOutput, handled bool, err error) {
-	name, arg := splitCommand(line)
-	handled = true
-	switch name {
-	case "session":
-		out.Text = r.SessionInfoText()
-	case "harness":
-		out.Text, _ = r.HarnessText()
-	case "name":
-		out.Text, err = r.NameCommand(arg)
-	case "changelog":
-		out.Text = r.Changelog()
-	case "export":
-		var p string
-		if p, err = r.ExportSession(arg); err == nil {
-			out.Text = "Session exported to: " + p
+// registerCommands registers the runtime's own slash commands: those whose
+// logic needs no dialog. Front ends register their dialog commands (/model,
+// /tree, /resume, /hotkeys ...) on the same registry.
+func (r *Runtime) registerCommands() error {
+	text := func(f func(args string) (string, error)) commands.Handler {
+		return func(_ context.Context, args string) (commands.Output, error) {
+			t, err := f(args)
+			return commands.Output{Text: t}, err
 		}
-	case "import":
-		var res ImportResult
-		if res, err = r.ImportSession(arg); err == nil {
-			out.Text, out.SessionReplaced = res.Text(), true
-		}
-	case "copy":
-		var res CopyResult
-		if res, err = r.CopyLastAssistant(ctx); err == nil {
-			out.Text, out.Terminal = res.Message(), res.OSC52
-		}
-	case "share":
-		var res ShareResult
-		if res, err = r.Share(ctx); err == nil {
-			out.Text = res.Text()
-		}
-	case "bug":
-		var res BugResult
-		if res, err = r.BugReport(ctx, BugOptions{Description: arg, Transcript: BugTranscriptOmit}); err == nil {
-			out.Text = res.Text()
-		}
-	case "login":
-		provider, key, _ := strings.Cut(arg, " ")
-		out.Text, err = r.Login(provider, strings.TrimSpace(key))
-	case "logout":
-		out.Text, err = r.Logout(arg)
-	case "debug":
-		var p string
-		if p, err = r.WriteDebugLog(); err == nil {
-			out.Text = "Debug log written to: " + p
-		}
-	case "laya":
-		out.Text, err = r.LayaCommand(ctx, arg)
-	case "trust":
-		if arg == "" {
-			out.Text = r.TrustState().Format()
-			break
-		}
-		n, convErr := strconv.Atoi(arg)
-		if convErr != nil {
-			return out, true, fmt.Errorf("usage: /trust [choice number]")
-		}
-		out.Text, err = r.SetTrust(n - 1)
-	default:
-		handled = false
 	}
-	return out, handled, err
-}
-
-// splitCommand splits "/name rest" into "name" and the trimmed rest.
-func splitCommand(line string) (string, string) {
-	line = strings.TrimSpace(line)
-	line = strings.TrimPrefix(line, "/")
-	name, arg, _ := strings.Cut(line, " ")
-	return name, strings.TrimSpace(arg)
+	builtins := []commands.Command{
+		{Name: "session", Description: "Show session file, id, messages, tokens and cost",
+			Run: text(func(string) (string, error) { return r.sessionInfoText(), nil })},
+		{Name: "name", Description: "Set or show the session name", Run: text(r.nameCommand)},
+		{Name: "changelog", Description: "Show what changed in this version",
+			Run: text(func(string) (string, error) { return changelog.Text(), nil })},
+		{Name: "export", Description: "Export the session to HTML or JSONL [path]", Run: text(func(arg string) (string, error) {
+			p, err := r.exportSession(arg)
+			if err != nil {
+				return "", err
+			}
+			return "Session exported to: " + p, nil
+		})},
+		{Name: "import", Description: "Import and resume a session JSONL file", Run: func(_ context.Context, arg string) (commands.Output, error) {
+			res, err := r.importSession(arg)
+			if err != nil {
+				return commands.Output{}, err
+			}
+			return commands.Output{Text: res.Text(), SessionReplaced: true}, nil
+		}},
+		{Name: "copy", Description: "Copy the last answer", Run: func(ctx context.Context, _ string) (commands.Output, error) {
+			res, err := r.copyLastAssistant(ctx)
+			if err != nil {
+				return commands.Output{}, err
+			}
+			return commands.Output{Text: res.Message(), Terminal: res.OSC52}, nil
+		}},
+		{Name: "share", Description: "Share the session as a secret gist", Run: func(ctx context.Context, _ string) (commands.Output, error) {
+			res, err := r.share(ctx)
+			return commands.Output{Text: res.Text()}, err
+		}},
+		{Name: "bug", Description: "Write a bug report zip [description]", Run: func(ctx context.Context, arg string) (commands.Output, error) {
+			res, err := r.BugReport(ctx, BugOptions{Description: arg, Transcript: BugTranscriptOmit})
+			if err != nil {
+				return commands.Output{}, err
+			}
+			return commands.Output{Text: res.Text()}, nil
+		}},
+		{Name: "login", Description: "Add an API key or sign in", Run: text(func(arg string) (string, error) {
+			provider, key, _ := strings.Cut(arg, " ")
+			return r.Login(provider, strings.TrimSpace(key))
+		})},
+		{Name: "logout", Description: "Remove stored credentials", Run: text(r.Logout)},
+		{Name: "debug", Description: "Write relay-debug.log", Run: text(func(string) (string, error) {
+			p, err := r.writeDebugLog()
+			if err != nil {
+				return "", err
+			}
+			return "Debug log written to: " + p, nil
+		})},
+		{Name: "laya", Description: "Adaptive routing: status, setup, learn, models, policy", Run: func(ctx context.Context, arg string) (commands.Output, error) {
+			t, err := r.layaCommand(ctx, arg)
+			return commands.Output{Text: t}, err
+		}},
+		{Name: "trust", Description: "Show or change project trust", Run: text(func(arg string) (string, error) {
+			if arg == "" {
+				return r.TrustState().Format(), nil
+			}
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return "", fmt.Errorf("usage: /trust [choice number]")
+			}
+			return r.setTrust(n - 1)
+		})},
+	}
+	for _, c := range builtins {
+		c.Source = commands.Builtin
+		if err := r.cmds.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

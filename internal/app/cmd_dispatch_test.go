@@ -18,7 +18,6 @@ func TestRunCommand(t *testing.T) {
 		wantErr    bool
 	}{
 		{"/session", "Session Info", false},
-		{"/harness", "Harness core is off", false},
 		{"/name  my work ", "Session name set: my work", false},
 		{"/name", "Session name: my work", false},
 		{"/changelog", "## 0.1.0", false},
@@ -33,23 +32,23 @@ func TestRunCommand(t *testing.T) {
 		{"/bug it broke", "Bug report exported to: " + e.cwd, false},
 	}
 	for _, tt := range tests {
-		out, handled, err := e.rt.RunCommand(ctx, tt.line)
+		out, handled, err := e.rt.Commands().Run(ctx, tt.line)
 		if !handled || (err != nil) != tt.wantErr || !strings.Contains(out.Text, tt.want) {
 			t.Errorf("%s: %+v handled=%v err=%v", tt.line, out, handled, err)
 		}
 	}
-	out, _, _ := e.rt.RunCommand(ctx, "/copy")
+	out, _, _ := e.rt.Commands().Run(ctx, "/copy")
 	if !strings.HasPrefix(out.Terminal, "\x1b]52;c;") {
 		t.Errorf("/copy terminal bytes %q", out.Terminal)
 	}
-	if _, handled, _ := e.rt.RunCommand(ctx, "/model"); handled {
+	if _, handled, _ := e.rt.Commands().Run(ctx, "/model"); handled {
 		t.Error("/model claimed")
 	}
 	// /import of an exported copy opens it.
 	src := filepath.Join(t.TempDir(), "copy.jsonl")
 	b, _ := os.ReadFile(filepath.Join(e.cwd, "out.jsonl"))
 	os.WriteFile(src, b, 0o644)
-	out, _, err := e.rt.RunCommand(ctx, "/import "+src)
+	out, _, err := e.rt.Commands().Run(ctx, "/import "+src)
 	if err != nil || !out.SessionReplaced || e.rt.Session().SessionFile() != filepath.Join(filepath.Dir(e.rt.Session().SessionFile()), "copy.jsonl") {
 		t.Errorf("/import: %+v %v", out, err)
 	}

@@ -34,7 +34,7 @@ func (r *Runtime) resolvePath(p string) string {
 // self-contained HTML page, or the raw records when path ends in .jsonl.
 // Without a path it writes relay-session-<id>.html in the cwd. It returns
 // the absolute path written.
-func (r *Runtime) ExportSession(path string) (string, error) {
+func (r *Runtime) exportSession(path string) (string, error) {
 	out := r.resolvePath(path)
 	if out == "" {
 		out = filepath.Join(r.cfg.Cwd, "relay-session-"+r.Session().SessionID()+".html")
@@ -76,7 +76,7 @@ func (i ImportResult) Text() string {
 // file with the session reader, copies it into the session directory of
 // this cwd (keeping its file name) and switches to it. A different file of
 // the same name already there is never overwritten.
-func (r *Runtime) ImportSession(path string) (ImportResult, error) {
+func (r *Runtime) importSession(path string) (ImportResult, error) {
 	src := r.resolvePath(path)
 	if src == "" {
 		return ImportResult{}, errors.New("usage: /import <path to a session .jsonl file>")

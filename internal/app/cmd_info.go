@@ -5,12 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/relay-agent/relay/internal/changelog"
 )
 
 // SessionInfoText is the /session report: file, id, name, message counts,
 // token totals, cost and context usage, as plain text.
-func (r *Runtime) SessionInfoText() string {
+func (r *Runtime) sessionInfoText() string {
 	st := r.Stats()
 	var b strings.Builder
 	line := func(label, value string) { fmt.Fprintf(&b, "%s %s\n", label, value) }
@@ -78,18 +77,9 @@ func thousands(n int) string {
 	return b.String()
 }
 
-// HarnessText is the /harness report; ok is false when the harness core
-// is off, and the text then says how to turn it on.
-func (r *Runtime) HarnessText() (text string, ok bool) {
-	if r.cfg.Harness == nil {
-		return "Harness core is off (enable the harnessCore.* settings).", false
-	}
-	return strings.TrimRight(r.cfg.Harness.Status().Format(), "\n"), true
-}
-
 // NameCommand implements /name: with an argument it sets the session
 // name, without one it shows the current name.
-func (r *Runtime) NameCommand(arg string) (string, error) {
+func (r *Runtime) nameCommand(arg string) (string, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
 		if n := r.Session().Name(); n != "" {
@@ -102,6 +92,3 @@ func (r *Runtime) NameCommand(arg string) (string, error) {
 	}
 	return "Session name set: " + r.Session().Name(), nil
 }
-
-// Changelog is the /changelog text (relay's embedded CHANGELOG.md).
-func (r *Runtime) Changelog() string { return changelog.Text() }

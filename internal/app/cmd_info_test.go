@@ -20,7 +20,7 @@ func TestSessionInfoText(t *testing.T) {
 	if err := e.rt.SetSessionName("build check"); err != nil {
 		t.Fatal(err)
 	}
-	got := e.rt.SessionInfoText()
+	got := e.rt.sessionInfoText()
 	for _, want := range []string{
 		"Session Info\n\nFile: " + e.rt.Session().SessionFile(),
 		"ID: " + e.rt.Session().SessionID(),
@@ -49,30 +49,23 @@ func TestThousands(t *testing.T) {
 	}
 }
 
-func TestHarnessTextOff(t *testing.T) {
-	e := newCmdRuntime(t)
-	text, ok := e.rt.HarnessText()
-	if ok || !strings.Contains(text, "off") {
-		t.Errorf("HarnessText() = %q, %v", text, ok)
-	}
-}
-
 func TestNameCommand(t *testing.T) {
 	e := newCmdRuntime(t)
-	if got, _ := e.rt.NameCommand(""); !strings.Contains(got, "no name") {
+	if got, _ := e.rt.nameCommand(""); !strings.Contains(got, "no name") {
 		t.Errorf("show without name: %q", got)
 	}
-	if got, err := e.rt.NameCommand("  refactor  "); err != nil || got != "Session name set: refactor" {
+	if got, err := e.rt.nameCommand("  refactor  "); err != nil || got != "Session name set: refactor" {
 		t.Errorf("set: %q, %v", got, err)
 	}
-	if got, _ := e.rt.NameCommand(""); got != "Session name: refactor" {
+	if got, _ := e.rt.nameCommand(""); got != "Session name: refactor" {
 		t.Errorf("show: %q", got)
 	}
 }
 
 func TestChangelog(t *testing.T) {
 	e := newCmdRuntime(t)
-	if got := e.rt.Changelog(); !strings.Contains(got, "## 0.1.0") {
+	if out, _, _ := e.rt.Commands().Run(context.Background(), "/changelog"); !strings.Contains(out.Text, "## 0.1.0") {
+		got := out.Text
 		t.Errorf("changelog lacks the 0.1.0 section:\n%s", got)
 	}
 }
@@ -89,7 +82,7 @@ func TestExportSession(t *testing.T) {
 		{"copy.JSONL", filepath.Join(e.cwd, "copy.JSONL"), `{"type":"session"`},
 	}
 	for _, tt := range tests {
-		p, err := e.rt.ExportSession(tt.arg)
+		p, err := e.rt.exportSession(tt.arg)
 		if err != nil {
 			t.Fatalf("export %q: %v", tt.arg, err)
 		}
@@ -114,7 +107,7 @@ func TestImportSession(t *testing.T) {
 	srcPath := src.SessionFile()
 	src.Close()
 
-	res, err := e.rt.ImportSession(srcPath)
+	res, err := e.rt.importSession(srcPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +123,7 @@ func TestImportSession(t *testing.T) {
 		t.Errorf("imported context %d messages; text %q", len(msgs), res.Text())
 	}
 	// Importing the same file again is fine; a different file of that name is refused.
-	if _, err := e.rt.ImportSession(srcPath); err != nil {
+	if _, err := e.rt.importSession(srcPath); err != nil {
 		t.Errorf("re-import: %v", err)
 	}
 	other := filepath.Join(t.TempDir(), filepath.Base(srcPath))
@@ -138,19 +131,19 @@ func TestImportSession(t *testing.T) {
 	s2.AppendMessage(userText("different"))
 	s2.Close()
 	os.Rename(s2.SessionFile(), other)
-	if _, err := e.rt.ImportSession(other); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := e.rt.importSession(other); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("conflicting import: %v", err)
 	}
 	// Not a session, missing file.
 	bad := filepath.Join(t.TempDir(), "notes.jsonl")
 	os.WriteFile(bad, []byte(`{"hello":"world"}`+"\n"), 0o644)
-	if _, err := e.rt.ImportSession(bad); err == nil {
+	if _, err := e.rt.importSession(bad); err == nil {
 		t.Error("importing a non-session file succeeded")
 	}
-	if _, err := e.rt.ImportSession(filepath.Join(ext, "missing.jsonl")); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := e.rt.importSession(filepath.Join(ext, "missing.jsonl")); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := e.rt.ImportSession(""); err == nil {
+	if _, err := e.rt.importSession(""); err == nil {
 		t.Error("empty path accepted")
 	}
 }
@@ -160,7 +153,7 @@ func TestCopyLastAssistant(t *testing.T) {
 		t.Skip("fake xclip is for X11 platforms")
 	}
 	e := newCmdRuntime(t)
-	if _, err := e.rt.CopyLastAssistant(context.Background()); !errors.Is(err, ErrNothingToCopy) {
+	if _, err := e.rt.copyLastAssistant(context.Background()); !errors.Is(err, ErrNothingToCopy) {
 		t.Fatalf("empty session: %v", err)
 	}
 	e.seed(t)
@@ -171,7 +164,7 @@ func TestCopyLastAssistant(t *testing.T) {
 	t.Setenv("DISPLAY", ":0")
 	t.Setenv("WAYLAND_DISPLAY", "")
 	t.Setenv("TMUX", "")
-	res, err := e.rt.CopyLastAssistant(context.Background())
+	res, err := e.rt.copyLastAssistant(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +183,7 @@ func TestCopyLastAssistant(t *testing.T) {
 	}
 	// Without a clipboard command only the OSC 52 sequence remains.
 	t.Setenv("PATH", t.TempDir())
-	res, err = e.rt.CopyLastAssistant(context.Background())
+	res, err = e.rt.copyLastAssistant(context.Background())
 	if err != nil || res.Tool != "" || res.OSC52 == "" || !strings.Contains(res.Message(), "OSC 52") {
 		t.Errorf("no tool: %+v, %v", res, err)
 	}

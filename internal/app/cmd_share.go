@@ -40,7 +40,7 @@ var (
 // Share implements /share: the session exported as HTML is uploaded as a
 // secret gist with the GitHub CLI (`gh gist create --public=false`).
 // Review the export first: it holds prompts, output and file contents.
-func (r *Runtime) Share(ctx context.Context) (ShareResult, error) {
+func (r *Runtime) share(ctx context.Context) (ShareResult, error) {
 	gh, err := exec.LookPath("gh")
 	if err != nil {
 		return ShareResult{}, ErrGHMissing

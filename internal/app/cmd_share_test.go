@@ -40,7 +40,7 @@ func TestShare(t *testing.T) {
 	ctx := context.Background()
 
 	t.Setenv("PATH", t.TempDir())
-	if _, err := e.rt.Share(ctx); !errors.Is(err, ErrGHMissing) {
+	if _, err := e.rt.share(ctx); !errors.Is(err, ErrGHMissing) {
 		t.Fatalf("without gh: %v", err)
 	}
 
@@ -50,12 +50,12 @@ func TestShare(t *testing.T) {
 	t.Setenv("RELAY_SHARE_VIEWER_URL", "")
 
 	os.WriteFile(filepath.Join(bin, "logged-out"), nil, 0o644)
-	if _, err := e.rt.Share(ctx); !errors.Is(err, ErrGHNotLoggedIn) {
+	if _, err := e.rt.share(ctx); !errors.Is(err, ErrGHNotLoggedIn) {
 		t.Fatalf("logged out: %v", err)
 	}
 	os.Remove(filepath.Join(bin, "logged-out"))
 
-	res, err := e.rt.Share(ctx)
+	res, err := e.rt.share(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestShare(t *testing.T) {
 	}
 
 	t.Setenv("RELAY_SHARE_VIEWER_URL", "https://viewer.example/session/")
-	res, err = e.rt.Share(ctx)
+	res, err = e.rt.share(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestShare(t *testing.T) {
 	}
 
 	os.WriteFile(filepath.Join(bin, "gist-fails"), nil, 0o644)
-	if _, err := e.rt.Share(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 422: Validation Failed") {
+	if _, err := e.rt.share(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 422: Validation Failed") {
 		t.Errorf("failing gist: %v", err)
 	}
 }

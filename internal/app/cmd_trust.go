@@ -85,7 +85,7 @@ func (r *Runtime) TrustState() TrustInfo {
 
 // SetTrust applies TrustState().Choices[choice] to trust.json and returns
 // a confirmation. The running session keeps what it loaded at start.
-func (r *Runtime) SetTrust(choice int) (string, error) {
+func (r *Runtime) setTrust(choice int) (string, error) {
 	if r.cfg.AgentDir == "" {
 		return "", fmt.Errorf("trust: no agent directory")
 	}

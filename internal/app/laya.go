@@ -12,6 +12,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
@@ -88,6 +89,17 @@ func (r *Runtime) SetRouter(router *laya.Router) {
 	}
 	r.mu.Unlock()
 	r.registerLearnTool()
+	r.hooks.Route.On(laya.Provider, func(ctx context.Context, e *hooks.Route) (hooks.RouteResult, error) {
+		if e.Reason == hooks.RouteUser {
+			return hooks.RouteResult{}, r.routePrompt(ctx, e.Prompt)
+		}
+		m, level := r.requestModel()
+		return hooks.RouteResult{Model: m, ThinkingLevel: level}, nil
+	})
+	r.hooks.AssistantEnd.On(laya.Provider, func(_ context.Context, e *hooks.AssistantEnd) (hooks.None, error) {
+		router.NoteFailure(e.Message)
+		return hooks.None{}, nil
+	})
 	r.Subscribe(func(e agent.Event) {
 		if e.Type == agent.AgentEnd && !e.WillRetry {
 			r.recordTelemetry()
@@ -183,9 +195,6 @@ func (r *Runtime) restoreLayaTools(ls *layaState) {
 // the request does not need.
 func (r *Runtime) routePrompt(ctx context.Context, text string) error {
 	ls := r.laya
-	if ls == nil {
-		return nil
-	}
 	r.restoreLayaTools(ls)
 	if !laya.IsAutoModel(r.Model()) || laya.IsHarnessText(text) {
 		return nil
@@ -229,9 +238,6 @@ func (r *Runtime) routePrompt(ctx context.Context, text string) error {
 // quota error.
 func (r *Runtime) requestModel() (*llm.Model, llm.ThinkingLevel) {
 	ls := r.laya
-	if ls == nil {
-		return r.Model(), r.ThinkingLevel()
-	}
 	if !laya.IsAutoModel(r.Model()) {
 		r.attachLessons(ls)
 		return r.Model(), r.ThinkingLevel()
@@ -336,23 +342,6 @@ func (r *Runtime) attachLessons(ls *layaState) {
 	}
 }
 
-// augmentRequest may add request-time messages. Laya's plan and lessons
-// are persisted on the branch instead (see requestModel), so the request
-// is passed through.
-func (r *Runtime) augmentRequest(msgs []llm.Message) []llm.Message { return msgs }
-
-// observeAssistant sees every finished assistant message: a rate-limit,
-// overload or quota error puts pressure on that provider's quota.
-func (r *Runtime) observeAssistant(msg *llm.AssistantMessage) {
-	if r.laya != nil {
-		r.laya.router.NoteFailure(msg)
-	}
-}
-
-// observeToolResult sees every tool result. Laya counts failures from the
-// branch, so nothing is kept here.
-func (r *Runtime) observeToolResult(call *llm.ToolCall, res *llm.ToolResultMessage) {}
-
 // recordTelemetry writes one record when a routed run of the current task
 // ends.
 func (r *Runtime) recordTelemetry() {
@@ -427,7 +416,7 @@ const layaUsage = "Usage: /laya [status|setup|start|stop|learn [session file]|tr
 
 // LayaCommand runs /laya [sub] and returns the text to show. learn sends
 // the labeling request to the agent and returns when it has settled.
-func (r *Runtime) LayaCommand(ctx context.Context, args string) (string, error) {
+func (r *Runtime) layaCommand(ctx context.Context, args string) (string, error) {
 	ls := r.laya
 	if ls == nil {
 		return "", fmt.Errorf("laya is not enabled in this session")

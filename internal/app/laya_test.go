@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"github.com/relay-agent/relay/internal/commands"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -349,7 +350,7 @@ func TestLayaLearnCommand(t *testing.T) {
 		say("| task | tier |\n|---|---|\n| 1 | balanced |"),
 		say("done"))
 	e.prompt(t, "Corrija o texto deste botão")
-	out, err := e.rt.LayaCommand(context.Background(), "learn")
+	out, err := e.rt.layaCommand(context.Background(), "learn")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func TestLayaLearnFromSessionFile(t *testing.T) {
 	file := other.SessionFile()
 	other.Close()
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("nothing to label"))
-	out, err := e.rt.LayaCommand(context.Background(), "learn "+file)
+	out, err := e.rt.layaCommand(context.Background(), "learn "+file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestLayaLearnFromSessionFile(t *testing.T) {
 	if !strings.Contains(u, "Add a CSV export to the reports page") {
 		t.Errorf("prompt lacks the other session's task")
 	}
-	if _, err := e.rt.LayaCommand(context.Background(), "learn /nope.jsonl"); err == nil {
+	if _, err := e.rt.layaCommand(context.Background(), "learn /nope.jsonl"); err == nil {
 		t.Error("missing session file accepted")
 	}
 }
@@ -448,7 +449,7 @@ func TestEnableLayaWithoutDocker(t *testing.T) {
 	if fc.reqs[0].Model.ID != "claude-sonnet-5-5" {
 		t.Errorf("routed to %s", fc.reqs[0].Model.ID)
 	}
-	out, _ := rt.LayaCommand(context.Background(), "status")
+	out, _ := rt.layaCommand(context.Background(), "status")
 	if !strings.Contains(out, "container relay-laya: no-docker") {
 		t.Errorf("status:\n%s", out)
 	}
@@ -461,19 +462,19 @@ func TestLayaCommands(t *testing.T) {
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"))
 	e.prompt(t, "Fix the race condition in workers")
 	ctx := context.Background()
-	out, err := e.rt.LayaCommand(ctx, "")
+	out, err := e.rt.layaCommand(ctx, "")
 	if err != nil || !strings.Contains(out, "Policy: balanced (default)") || !strings.Contains(out, "strong:anthropic/claude-opus-5-5") ||
 		!strings.Contains(out, "Last plan: laya balanced: bug_fix → strong claude-opus-5-5 • high (rules)") {
 		t.Errorf("status:\n%s %v", out, err)
 	}
-	if out, err := e.rt.LayaCommand(ctx, "policy economy"); err != nil || !strings.Contains(out, "economy") || e.rt.Router().Profile().Name != "economy" {
+	if out, err := e.rt.layaCommand(ctx, "policy economy"); err != nil || !strings.Contains(out, "economy") || e.rt.Router().Profile().Name != "economy" {
 		t.Errorf("policy %q %v", out, err)
 	}
-	if _, err := e.rt.LayaCommand(ctx, "policy cheap"); err == nil {
+	if _, err := e.rt.layaCommand(ctx, "policy cheap"); err == nil {
 		t.Error("accepted an unknown policy")
 	}
 	dir := t.TempDir()
-	if _, err := e.rt.LayaCommand(ctx, "decisions "+filepath.Join(dir, "d.json")); err != nil {
+	if _, err := e.rt.layaCommand(ctx, "decisions "+filepath.Join(dir, "d.json")); err != nil {
 		t.Fatal(err)
 	}
 	var dec struct {
@@ -484,23 +485,23 @@ func TestLayaCommands(t *testing.T) {
 	if json.Unmarshal(b, &dec) != nil || dec.Language != "auto" || len(dec.Decisions) != 18 || !strings.Contains(string(dec.Decisions["requires_git"]), `"noul"`) {
 		t.Errorf("decisions %s", b)
 	}
-	if out, err := e.rt.LayaCommand(ctx, "seed 20 "+filepath.Join(dir, "s.jsonl")); err != nil || !strings.Contains(out, "20 synthetic") {
+	if out, err := e.rt.layaCommand(ctx, "seed 20 "+filepath.Join(dir, "s.jsonl")); err != nil || !strings.Contains(out, "20 synthetic") {
 		t.Errorf("seed %q %v", out, err)
 	}
-	if _, err := e.rt.LayaCommand(ctx, "seed 0"); err == nil {
+	if _, err := e.rt.layaCommand(ctx, "seed 0"); err == nil {
 		t.Error("seed 0 accepted")
 	}
-	if out, err := e.rt.LayaCommand(ctx, "export "+filepath.Join(dir, "t.jsonl")); err != nil || !strings.Contains(out, "Wrote 1 exercises") {
+	if out, err := e.rt.layaCommand(ctx, "export "+filepath.Join(dir, "t.jsonl")); err != nil || !strings.Contains(out, "Wrote 1 exercises") {
 		t.Errorf("export %q %v", out, err)
 	}
 	b, _ = os.ReadFile(filepath.Join(dir, "t.jsonl"))
 	if !strings.Contains(string(b), `"expected":{"capability_tier":"strong"},"source":"harness"`) {
 		t.Errorf("export rows %s", b)
 	}
-	if _, err := e.rt.LayaCommand(ctx, "frobnicate"); err == nil || !strings.Contains(err.Error(), "Usage: /laya") {
+	if _, err := e.rt.layaCommand(ctx, "frobnicate"); err == nil || !strings.Contains(err.Error(), "Usage: /laya") {
 		t.Errorf("unknown sub: %v", err)
 	}
-	if out, _ := e.rt.LayaCommand(ctx, "models"); !strings.Contains(out, "- v1: shipped (active)") {
+	if out, _ := e.rt.layaCommand(ctx, "models"); !strings.Contains(out, "- v1: shipped (active)") {
 		t.Errorf("models %q", out)
 	}
 }
@@ -578,9 +579,11 @@ func TestLayaCountsVerificationRequests(t *testing.T) {
 func TestLayaLearnIsNoDeveloperConstraint(t *testing.T) {
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"), say("nothing to label"))
 	hc := harness.New(harness.Config{Alignment: true, Cwd: t.TempDir()})
-	e.rt.cfg.Harness = hc
+	if _, err := hc.Register(e.rt.Hooks(), commands.New()); err != nil {
+		t.Fatal(err)
+	}
 	e.prompt(t, "Corrija o texto deste botão")
-	if _, err := e.rt.LayaCommand(context.Background(), "learn"); err != nil {
+	if _, err := e.rt.layaCommand(context.Background(), "learn"); err != nil {
 		t.Fatal(err)
 	}
 	if st := hc.State(nil); strings.Contains(st, "Do not change any file") {

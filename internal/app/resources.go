@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/relay-agent/relay/internal/commands"
 	"sync"
 
 	"github.com/relay-agent/relay/internal/harness"
@@ -62,6 +63,25 @@ func (r *Runtime) SetResources(set *resources.Set) {
 	r.res.mu.Lock()
 	r.res.set = set
 	r.res.mu.Unlock()
+	var tmpls, skills []commands.Command
+	if set != nil {
+		for _, t := range set.Templates {
+			tmpls = append(tmpls, commands.Command{Name: t.Name, Description: t.Description, SourceInfo: t.Source})
+		}
+		if set.SkillCommands {
+			for _, s := range set.Skills {
+				skills = append(skills, commands.Command{Name: "skill:" + s.Name, Description: s.Description, SourceInfo: s.Source})
+			}
+		}
+	}
+	// A template named like a built-in loses: the built-in keeps working.
+	errs := append(r.cmds.Replace(commands.Prompt, tmpls), r.cmds.Replace(commands.Skill, skills)...)
+	if set == nil {
+		return
+	}
+	for _, err := range errs {
+		set.Diagnostics = append(set.Diagnostics, resources.Diagnostic{Kind: resources.DiagCollision, Message: err.Error()})
+	}
 }
 
 // Resources returns the loaded set (nil before SetResources).
@@ -87,32 +107,11 @@ func (r *Runtime) SkillInfos() []harness.SkillInfo {
 	return out
 }
 
-// Command is one entry of RPC get_commands (prompt templates and skills;
-// built-in TUI commands are not listed).
-type Command struct {
-	Name        string               `json:"name"`
-	Description string               `json:"description,omitempty"`
-	Source      string               `json:"source"` // "prompt" | "skill" | "extension"
-	SourceInfo  resources.SourceInfo `json:"sourceInfo"`
-}
-
-// ResourceCommands lists the prompt templates, then the skills as
-// "skill:<name>" unless enableSkillCommands is off.
-func (r *Runtime) ResourceCommands() []Command {
-	out := []Command{}
-	set := r.res.get()
-	if set == nil {
-		return out
-	}
-	for _, t := range set.Templates {
-		out = append(out, Command{Name: t.Name, Description: t.Description, Source: "prompt", SourceInfo: t.Source})
-	}
-	if set.SkillCommands {
-		for _, s := range set.Skills {
-			out = append(out, Command{Name: "skill:" + s.Name, Description: s.Description, Source: "skill", SourceInfo: s.Source})
-		}
-	}
-	return out
+// ResourceCommands lists what RPC get_commands reports: prompt templates,
+// skills (as "skill:<name>" unless enableSkillCommands is off) and
+// extension commands, in registration order.
+func (r *Runtime) ResourceCommands() []commands.Command {
+	return r.cmds.All(commands.Prompt, commands.Skill, commands.Extension)
 }
 
 // skillsSection is the text of the "skills" system prompt section: only

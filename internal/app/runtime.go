@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/compaction"
-	"github.com/relay-agent/relay/internal/harness"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/tool"
@@ -47,8 +48,12 @@ type Config struct {
 	ScopedModels []ScopedModel
 	Tools        *tool.Registry
 	ActiveTools  []string
-	// Harness is the harness core (nil = off).
-	Harness *harness.Core
+	// Hooks is the seam features registered on before the runtime was
+	// built (the harness core, Laya, extensions); nil = a fresh one.
+	Hooks *hooks.Set
+	// Commands is the slash-command registry features registered on; nil
+	// = a fresh one. The runtime adds its built-ins.
+	Commands *commands.Registry
 
 	CustomPrompt string
 	AppendPrompt []string
@@ -104,7 +109,8 @@ type Runtime struct {
 	autoCompact bool
 	bashCancel  context.CancelFunc
 	lastPrompt  time.Time
-	approver    Approver
+	hooks       *hooks.Set
+	cmds        *commands.Registry
 	laya        *layaState
 	res         resourceState // skills and prompt templates (resources.go)
 }
@@ -123,8 +129,18 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Tools == nil {
 		cfg.Tools, _ = tool.NewRegistry()
 	}
+	if cfg.Hooks == nil {
+		cfg.Hooks = hooks.New()
+	}
+	if cfg.Commands == nil {
+		cfg.Commands = commands.New()
+	}
 	r := &Runtime{cfg: cfg, sess: cfg.Session, model: cfg.Model, thinking: cfg.Thinking, active: cfg.ActiveTools,
-		subs: map[int]func(agent.Event){}, autoCompact: cfg.Compaction.Enabled}
+		subs: map[int]func(agent.Event){}, autoCompact: cfg.Compaction.Enabled, hooks: cfg.Hooks, cmds: cfg.Commands}
+	r.registerCore()
+	if err := r.registerCommands(); err != nil {
+		return nil, fmt.Errorf("new runtime: %w", err)
+	}
 	if r.model != nil {
 		r.thinking = r.model.ClampThinkingLevel(r.thinking)
 	}
@@ -133,14 +149,18 @@ func New(cfg Config) (*Runtime, error) {
 		ExecuteTool:  r.executeTool,
 		Persist:      r.persist,
 		Emit:         r.emit,
-		Hooks:        r.hooks(),
+		Hooks:        r.agentHooks(),
 		Retry:        cfg.Retry,
 		SteeringMode: cfg.SteeringMode,
 		FollowUpMode: cfg.FollowUpMode,
 		Now:          cfg.Now,
 	})
+	r.hooks.SessionStart.Notify(context.Background(), &hooks.SessionChange{Reason: hooks.ReasonStartup, Session: r.sess, File: r.sess.SessionFile()})
 	return r, nil
 }
+
+// Hooks is the seam: features register their handlers here.
+func (r *Runtime) Hooks() *hooks.Set { return r.hooks }
 
 // Subscribe registers fn for every event; the returned func removes it.
 // Events are delivered in order from one goroutine at a time.
@@ -245,11 +265,14 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 	if r.Model() == nil {
 		return ErrNoModel
 	}
-	if r.cfg.Harness != nil {
-		r.cfg.Harness.OnUserMessage(text, true)
+	in, handled := r.hooks.RunInput(ctx, hooks.Input{Text: text, Images: images, Source: "interactive"})
+	if handled {
+		return nil
 	}
+	text, images = in.Text, in.Images
 	r.maybeCompact(ctx, "threshold")
-	if err := r.routePrompt(ctx, text); err != nil {
+	// Routers (Laya's laya/auto) plan the prompt; a failure stops it.
+	if _, _, err := r.hooks.RunRoute(ctx, hooks.Route{Model: r.Model(), ThinkingLevel: r.ThinkingLevel(), Reason: hooks.RouteUser, Prompt: text}); err != nil {
 		return err
 	}
 	if err := r.syncSystem(); err != nil {
@@ -266,16 +289,21 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 // Steer queues text for delivery before the next model call.
 func (r *Runtime) Steer(text string, images []llm.ImageContent) {
 	text, _ = r.ExpandCommand(text)
-	if r.cfg.Harness != nil {
-		r.cfg.Harness.OnUserMessage(text, false)
+	in, handled := r.hooks.RunInput(context.Background(), hooks.Input{Text: text, Images: images, Source: "interactive", StreamingBehavior: "steer"})
+	if handled {
+		return
 	}
-	r.agent.Steer(r.UserMessage(text, images))
+	r.agent.Steer(r.UserMessage(in.Text, in.Images))
 }
 
 // FollowUp queues text for when the agent would otherwise stop.
 func (r *Runtime) FollowUp(text string, images []llm.ImageContent) {
 	text, _ = r.ExpandCommand(text)
-	r.agent.FollowUp(r.UserMessage(text, images))
+	in, handled := r.hooks.RunInput(context.Background(), hooks.Input{Text: text, Images: images, Source: "interactive", StreamingBehavior: "followUp"})
+	if handled {
+		return
+	}
+	r.agent.FollowUp(r.UserMessage(in.Text, in.Images))
 }
 
 // Abort stops the current run and waits until idle.
@@ -336,9 +364,7 @@ func (r *Runtime) promptInputs() PromptInputs {
 	if !r.cfg.NoContext {
 		in.ContextFiles = LoadContextFiles(r.cfg.AgentDir, r.cfg.Cwd)
 	}
-	if r.cfg.Harness != nil {
-		in.ExtraRules = r.cfg.Harness.PromptGuidelines()
-	}
+	in.ExtraRules = r.hooks.Guidelines(context.Background(), r.cfg.Cwd)
 	return in
 }
 
@@ -367,7 +393,16 @@ func (r *Runtime) syncSystemOn(msgs []llm.Message) ([]llm.Message, error) {
 
 // request builds the provider request from the active branch.
 func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error) {
-	model, thinking := r.requestModel()
+	model, thinking := r.Model(), r.ThinkingLevel()
+	if r.hooks.Route.Has() {
+		res, ok, err := r.hooks.RunRoute(ctx, hooks.Route{Model: model, ThinkingLevel: thinking, Reason: hooks.RouteContinuation})
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			model, thinking = res.Model, res.ThinkingLevel
+		}
+	}
 	if model == nil {
 		return nil, nil, ErrNoModel
 	}
@@ -393,11 +428,7 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 		}
 		visible = append(visible, m)
 	}
-	modelMsgs := llm.ToModelMessages(visible)
-	if r.cfg.Harness != nil {
-		modelMsgs = r.cfg.Harness.PrepareRequest(modelMsgs)
-	}
-	modelMsgs = r.augmentRequest(modelMsgs)
+	modelMsgs := r.hooks.RunContext(ctx, model, llm.ToModelMessages(visible))
 	retention := r.cfg.CacheRetention
 	if retention == "" {
 		retention = llm.CacheShort
@@ -425,11 +456,18 @@ func (r *Runtime) stream(ctx context.Context, emit func(llm.AssistantEvent)) *ll
 	if err != nil {
 		return r.failure(err)
 	}
+	if r.hooks.StreamEvent.Has() {
+		inner := emit
+		emit = func(e llm.AssistantEvent) {
+			r.hooks.StreamEvent.Notify(ctx, &hooks.StreamEvent{Event: e})
+			inner(e)
+		}
+	}
 	msg := client.Stream(ctx, req, emit)
 	if msg.ThinkingLevel == "" && req.Model.Reasoning {
 		msg.ThinkingLevel = string(req.ThinkingLevel)
 	}
-	r.observeAssistant(msg)
+	r.hooks.AssistantEnd.Notify(ctx, &hooks.AssistantEnd{Message: msg})
 	return msg
 }
 
@@ -474,42 +512,49 @@ func toOutcome(r tool.Result) agent.ToolOutcome {
 	return out
 }
 
-func (r *Runtime) hooks() agent.Hooks {
-	h := agent.Hooks{
-		BetweenTurns:  func(ctx context.Context) { r.maybeCompact(ctx, "threshold") },
-		Overflow:      r.recoverOverflow,
-		AfterToolCall: r.observeToolResult,
-	}
-	if hc := r.cfg.Harness; hc != nil {
-		h.BeforeToolCall = func(ctx context.Context, call *llm.ToolCall) (bool, string) {
-			var appr harness.Approver
-			if a := r.Approver(); a != nil {
-				appr = a
+// agentHooks maps the agent loop's places onto the seam. A point with no
+// handler is skipped by the loop.
+func (r *Runtime) agentHooks() agent.Hooks {
+	return agent.Hooks{
+		BeforeToolCall: func(ctx context.Context, call *llm.ToolCall) (bool, string) {
+			if !r.hooks.ToolCall.Has() {
+				return false, ""
 			}
-			d := hc.BeforeToolCall(ctx, call, appr)
-			return d.Block, d.Reason
-		}
-		h.AfterToolCall = func(call *llm.ToolCall, res *llm.ToolResultMessage) {
-			hc.AfterToolCall(call, res)
-			r.observeToolResult(call, res)
-		}
-		h.AfterAssistant = func(m *llm.AssistantMessage, _ []*llm.ToolResultMessage) (string, bool) { return hc.OnAssistantEnd(m) }
+			res := r.hooks.RunToolCall(ctx, hooks.ToolCall{Call: call})
+			return res.Block, res.Reason
+		},
+		AfterToolCall: func(call *llm.ToolCall, res *llm.ToolResultMessage) {
+			r.hooks.ToolResult.Notify(context.Background(), &hooks.ToolResult{Call: call, Result: res})
+		},
+		AfterAssistant: func(m *llm.AssistantMessage, results []*llm.ToolResultMessage) (string, bool) {
+			if !r.hooks.Settle.Has() {
+				return "", false
+			}
+			return r.hooks.RunSettle(context.Background(), hooks.Settle{Message: m, ToolResults: results})
+		},
+		BetweenTurns: func(ctx context.Context) { r.hooks.TurnEnd.Notify(ctx, &hooks.TurnEnd{}) },
+		Overflow: func(ctx context.Context, failed *llm.AssistantMessage) bool {
+			return r.hooks.RunOverflow(ctx, hooks.Overflow{Failed: failed})
+		},
 	}
-	return h
 }
 
-// RestoreHarness rebuilds the harness state from the active branch (its
-// constraints entry and messages), after resuming or moving in the tree.
-func (r *Runtime) RestoreHarness() {
-	hc := r.cfg.Harness
-	if hc == nil {
-		return
-	}
-	var data []byte
-	for _, e := range r.Session().Branch("") {
-		if c := e.Custom(); c != nil && c.CustomType == harness.CustomTypeConstraints {
-			data = c.Data
+// registerCore puts the core's own participants on the seam: threshold
+// and overflow compaction, and the report of failed handlers as
+// extension_error events.
+func (r *Runtime) registerCore() {
+	prev := r.hooks.OnError
+	r.hooks.OnError = func(e *hooks.HandlerError) {
+		if prev != nil {
+			prev(e)
 		}
+		r.emit(agent.Event{Type: agent.ExtensionError, ExtensionPath: e.Source, Event: e.Event, Error: e.Err.Error()})
 	}
-	_ = hc.Restore(r.ContextMessages(), data)
+	r.hooks.TurnEnd.On("compaction", func(ctx context.Context, _ *hooks.TurnEnd) (hooks.None, error) {
+		r.maybeCompact(ctx, "threshold")
+		return hooks.None{}, nil
+	})
+	r.hooks.Overflow.On("compaction", func(ctx context.Context, e *hooks.Overflow) (hooks.OverflowResult, error) {
+		return hooks.OverflowResult{Recovered: r.recoverOverflow(ctx, e.Failed)}, nil
+	})
 }

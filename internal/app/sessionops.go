@@ -8,6 +8,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 )
@@ -24,7 +25,7 @@ func (r *Runtime) idle() error {
 
 // replaceSession swaps the open session and re-derives model and thinking
 // level from its branch.
-func (r *Runtime) replaceSession(s *session.Manager) {
+func (r *Runtime) replaceSession(s *session.Manager, reason hooks.SessionReason) {
 	r.mu.Lock()
 	old := r.sess
 	r.sess = s
@@ -32,12 +33,12 @@ func (r *Runtime) replaceSession(s *session.Manager) {
 	if old != nil && old != s {
 		_ = old.Close()
 	}
-	r.restoreFromBranch()
+	r.restoreFromBranch(reason)
 }
 
 // restoreFromBranch applies the model and thinking level recorded on the
-// active branch.
-func (r *Runtime) restoreFromBranch() {
+// active branch, then tells the seam the session started or moved.
+func (r *Runtime) restoreFromBranch(reason hooks.SessionReason) {
 	sess := r.Session()
 	ctx := sess.BuildSessionContext()
 	hasEntries := sess.LeafID() != ""
@@ -56,7 +57,12 @@ func (r *Runtime) restoreFromBranch() {
 		r.thinking = r.model.ClampThinkingLevel(r.thinking)
 	}
 	r.mu.Unlock()
-	r.RestoreHarness()
+	e := &hooks.SessionChange{Reason: reason, Session: sess, File: sess.SessionFile()}
+	if reason == hooks.ReasonTree {
+		r.hooks.SessionTree.Notify(context.Background(), e)
+		return
+	}
+	r.hooks.SessionStart.Notify(context.Background(), e)
 }
 
 // NewSession starts a fresh session in the same directory.
@@ -75,7 +81,7 @@ func (r *Runtime) NewSession(parent string) error {
 	if err != nil {
 		return err
 	}
-	r.replaceSession(s)
+	r.replaceSession(s, hooks.ReasonNew)
 	r.recordModel()
 	return nil
 }
@@ -98,7 +104,7 @@ func (r *Runtime) SwitchSession(path string) error {
 	if err != nil {
 		return err
 	}
-	r.replaceSession(s)
+	r.replaceSession(s, hooks.ReasonResume)
 	return nil
 }
 
@@ -161,7 +167,7 @@ func (r *Runtime) Fork(entryID string) (string, error) {
 	if _, err := s.CreateBranchedSession(e.ParentID); err != nil {
 		return "", err
 	}
-	r.restoreFromBranch()
+	r.restoreFromBranch(hooks.ReasonFork)
 	return text, nil
 }
 
@@ -173,7 +179,7 @@ func (r *Runtime) Clone() error {
 	if _, err := r.Session().Clone(); err != nil {
 		return err
 	}
-	r.restoreFromBranch()
+	r.restoreFromBranch(hooks.ReasonFork)
 	return nil
 }
 
@@ -214,7 +220,7 @@ func (r *Runtime) NavigateTree(ctx context.Context, targetID string, summarize b
 					return res, err
 				}
 				res.Summarized = true
-				r.restoreFromBranch()
+				r.restoreFromBranch(hooks.ReasonTree)
 				return res, nil
 			case errors.Is(err, compaction.ErrNoContent):
 			default:
@@ -227,7 +233,7 @@ func (r *Runtime) NavigateTree(ctx context.Context, targetID string, summarize b
 	} else if err := s.SetLeaf(dest); err != nil {
 		return res, err
 	}
-	r.restoreFromBranch()
+	r.restoreFromBranch(hooks.ReasonTree)
 	return res, nil
 }
 

@@ -13,7 +13,9 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/jsonmode"
@@ -176,17 +178,21 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		return 1, fmt.Errorf("no model available: set an API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), configure models.json, or pass --model")
 	}
 
+	seam, cmds := hooks.New(), commands.New()
 	var rt *app.Runtime
-	var hc *harness.Core
 	if core := harnessConfig(st, cwd); core != nil {
-		core.OnLedgerChange = func(s harness.LedgerSnapshot) {
-			if rt != nil {
-				_, _ = rt.Session().AppendCustom(harness.CustomTypeConstraints, s)
-			}
-		}
+		// Skills follow /reload, so the list is read from the runtime
+		// when a run asks (SkillInfos is nil-safe).
 		core.SkillList = func() []harness.SkillInfo { return rt.SkillInfos() }
-		core.OnEvent = func(e harness.Event) { rt.ReportHarnessEvent(e) }
-		hc = harness.New(*core)
+		if _, err := harness.New(*core).Register(seam, cmds); err != nil {
+			sess.Close()
+			return 1, err
+		}
+	} else {
+		_ = cmds.Register(commands.Command{Name: "harness", Description: "Show the harness-core status", Source: commands.Builtin,
+			Run: func(context.Context, string) (commands.Output, error) {
+				return commands.Output{Text: "Harness core is off (enable the harnessCore.* settings)."}, nil
+			}})
 	}
 	reg2, active, toolWarns := buildTools(a, st, cwd, func() *app.Runtime { return rt })
 	for _, w := range toolWarns {
@@ -194,7 +200,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 	}
 	cfg := app.Config{
 		Cwd: cwd, AgentDir: agentDir, Session: sess, Models: src, Model: model, Thinking: thinking, DefaultThinking: st.DefaultThinkingLevel, ScopedModels: scoped,
-		Tools: reg2, ActiveTools: active, Harness: hc,
+		Tools: reg2, ActiveTools: active, Hooks: seam, Commands: cmds,
 		NoContext:  a.NoContext,
 		Compaction: compactionSettings(st.Compaction.Enabled, st.CompactionFor("", "")),
 		CompactionFor: func(p, id string) compaction.Settings {
@@ -227,9 +233,6 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "Warning:", d)
 	}
 	rt.EnableLaya(st, a.LayaPolicy, m == modeTUI, Version)
-	if hc != nil {
-		rt.RestoreHarness()
-	}
 	if model != nil && sess.LeafID() == "" {
 		_, _ = sess.AppendModelChange(model.Provider, model.ID)
 		_, _ = sess.AppendThinkingLevelChange(string(rt.ThinkingLevel()))

@@ -239,11 +239,11 @@ func (s *Server) prompt(c *command) (any, error) {
 	if args, ok := extensionCommand(*c.Message); ok {
 		s.setSettled(false) // it may start a run of its own
 		s.async(func() {
-			text, err := rt.LayaCommand(s.ctx, args)
+			out, _, err := rt.Commands().Run(s.ctx, "/laya "+args)
 			if err != nil {
 				s.notify(err.Error(), "error")
-			} else if text != "" {
-				s.notify(text, "info")
+			} else if out.Text != "" {
+				s.notify(out.Text, "info")
 			}
 		}, func(err error) { s.notify(err.Error(), "error") })
 		return handled, nil

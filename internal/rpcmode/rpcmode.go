@@ -148,8 +148,7 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 		}
 	})
 	defer unsub()
-	rt.SetApprover(s)
-	defer rt.SetApprover(nil)
+	defer rt.Hooks().BindUI(s)()
 
 	br := bufio.NewReaderSize(in, 64<<10)
 	for {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/relay-agent/relay/internal/hooks"
 	"io"
 	"os"
 	"os/exec"
@@ -89,9 +90,10 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.Reload = appReload(rt, ar, o)
 	// The harness's authorization gate asks here, in a y/n dialog.
 	opts.Approver = NewApprover()
-	rt.SetApprover(opts.Approver)
-	defer rt.SetApprover(nil)
-	opts.Notices = rt.SubscribeNotices
+	defer rt.Hooks().BindUI(opts.Approver)()
+	opts.Notices = func(fn func(string)) func() {
+		return rt.Hooks().SubscribeNotices(func(n hooks.Notice) { fn(n.Text) })
+	}
 	return Run(ctx, ar, opts)
 }
 
@@ -541,7 +543,7 @@ func (a *AppRuntime) BugNotes() (string, string, string) {
 // command runs the slash commands app.Runtime owns (/export, /import,
 // /share, /bug, /debug, /laya, /trust, /changelog, /harness ...).
 func (a *AppRuntime) command(ctx context.Context, name, args string) (string, error) {
-	out, handled, err := a.RunCommand(ctx, strings.TrimSpace("/"+name+" "+args))
+	out, handled, err := a.Commands().Run(ctx, strings.TrimSpace("/"+name+" "+args))
 	if !handled {
 		return "", fmt.Errorf("/%s is not available yet", name)
 	}
