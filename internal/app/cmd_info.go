@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
 )
 
 // SessionInfoText is the /session report: file, id, name, message counts,
