@@ -166,8 +166,15 @@ func (m layaModels) Find(provider, id string) *llm.Model {
 	return m.Models.Find(provider, id)
 }
 
+// Available offers laya/auto only when it can route: some model of the
+// Laya registry has credentials. Otherwise picking it (or cycling onto it)
+// would only lead to a failing prompt.
 func (m layaModels) Available() []*llm.Model {
-	return append(m.Models.Available(), m.ls.autoModel())
+	avail := m.Models.Available()
+	if len(m.ls.router.Candidates()) == 0 {
+		return avail
+	}
+	return append(avail, m.ls.autoModel())
 }
 
 // autoModel is laya/auto with the context window and output limit of the
