@@ -41,6 +41,9 @@ type Config struct {
 	Models   Models
 	Model    *llm.Model // may be nil until one is chosen
 	Thinking llm.ThinkingLevel
+	// DefaultModel picks the model to use when a session's recorded model
+	// cannot be restored (nil = keep the current one).
+	DefaultModel func() *llm.Model
 	// DefaultThinking (settings defaultThinkingLevel; "" = medium) is the
 	// level a switch from a model without reasoning to one with it starts at.
 	DefaultThinking llm.ThinkingLevel

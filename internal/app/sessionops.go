@@ -44,7 +44,7 @@ func (r *Runtime) restoreFromBranch(reason hooks.SessionReason) {
 	hasEntries := sess.LeafID() != ""
 	var found *llm.Model
 	if ctx.Model != nil && r.cfg.Models != nil {
-		found = r.cfg.Models.Find(ctx.Model.Provider, ctx.Model.ModelID)
+		found = r.restorableModel(ctx.Model.Provider, ctx.Model.ModelID)
 	}
 	r.mu.Lock()
 	if found != nil {

@@ -165,7 +165,14 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 			scoped = append(scoped, app.ScopedModel{Model: s.Model, Thinking: s.Thinking})
 		}
 	}
-	model, thinking, err := chooseModel(ctx, a, st, reg, sess, scoped, stderr)
+	// The TUI shows model warnings on its own screen, not on stderr
+	// behind it.
+	var modelNotes strings.Builder
+	notesTo := stderr
+	if m == modeTUI {
+		notesTo = &modelNotes
+	}
+	model, thinking, err := chooseModel(ctx, a, st, reg, sess, scoped, notesTo)
 	if err != nil {
 		sess.Close()
 		return 1, err
@@ -213,6 +220,12 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		CacheRetention:  cacheRetention(),
 		ThinkingBudgets: st.ThinkingBudgets,
 		SteeringMode:    string(st.SteeringMode), FollowUpMode: string(st.FollowUpMode),
+	}
+	cfg.DefaultModel = func() *llm.Model {
+		if m := reg.Find(st.DefaultProvider, st.DefaultModel); m != nil && reg.HasAuth(m.Provider) {
+			return m
+		}
+		return reg.DefaultModel(ctx)
 	}
 	cfg.CustomPrompt, cfg.AppendPrompt = systemPromptFiles(a, agentDir, cwd, trust.Trusted)
 	shellEnv := builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix}
@@ -293,7 +306,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 			st.QuietStartup = settings.QuietStartup{}
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: agentDir, Inputs: plain, Resume: a.Resume,
-			Stdout: stdout, Registry: reg, Version: Version, Resources: &resOpts}); err != nil {
+			Stdout: stdout, Registry: reg, Version: Version, Resources: &resOpts, Warnings: warningLines(modelNotes.String())}); err != nil {
 			return 1, err
 		}
 	}
@@ -315,6 +328,18 @@ func settingsDiagLine(d settings.Diagnostic) string {
 		where += ": " + d.Key
 	}
 	return fmt.Sprintf("Warning: settings %s: %s", where, d.Message)
+}
+
+// warningLines splits "Warning: ..." lines written for stderr into
+// warnings for the TUI.
+func warningLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "Warning:")); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -405,12 +430,21 @@ func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *model
 		}
 		model, thinking = res.Model, res.Thinking
 	}
+	restoreFailed := ""
 	if model == nil && sess.LeafID() != "" {
 		c := sess.BuildSessionContext()
 		if c.Model != nil {
-			model = reg.Find(c.Model.Provider, c.Model.ModelID)
-			if model == nil && laya.IsAuto(c.Model.Provider+"/"+c.Model.ModelID) {
+			ref := c.Model.Provider + "/" + c.Model.ModelID
+			switch found := reg.Find(c.Model.Provider, c.Model.ModelID); {
+			case laya.IsAuto(ref):
 				model = laya.AutoModel()
+			case found != nil && reg.HasAuth(found.Provider):
+				model = found
+			default:
+				// Unknown now, or without credentials: like the original,
+				// go on with the default model and say so, rather than
+				// fail the first request.
+				restoreFailed = "Could not restore model " + ref
 			}
 		}
 		if l, ok := llm.ParseThinkingLevel(c.ThinkingLevel); ok && thinking == "" {
@@ -425,9 +459,18 @@ func chooseModel(ctx context.Context, a *Args, st *settings.Settings, reg *model
 	}
 	if model == nil && st.DefaultProvider != "" && st.DefaultModel != "" {
 		model = reg.Find(st.DefaultProvider, st.DefaultModel)
+		if restoreFailed != "" && model != nil && !reg.HasAuth(model.Provider) {
+			model = nil
+		}
 	}
 	if model == nil {
 		model = reg.DefaultModel(ctx)
+	}
+	if restoreFailed != "" {
+		if model != nil {
+			restoreFailed += ". Using " + model.Provider + "/" + model.ID
+		}
+		fmt.Fprintln(stderr, "Warning: "+restoreFailed)
 	}
 	if cliThinking != "" {
 		thinking = cliThinking

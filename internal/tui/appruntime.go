@@ -38,6 +38,9 @@ type AppOptions struct {
 	// (flags included), for /reload; nil rebuilds them from the trust state
 	// and the loaded set.
 	Resources *app.ResourceOptions
+	// Warnings from start-up (e.g. a resumed session's model that could
+	// not be restored), shown with the other start-up warnings.
+	Warnings []string
 }
 
 // RunApp runs the UI on an app.Runtime with options taken from settings.
@@ -81,6 +84,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
 	opts.StartupNotes = startupNotes(rt, o.Settings)
+	opts.StartupWarnings = append(opts.StartupWarnings, o.Warnings...)
 	if set := rt.Resources(); set != nil {
 		for _, d := range set.Diagnostics {
 			opts.StartupWarnings = append(opts.StartupWarnings, d.String())
