@@ -30,7 +30,7 @@ func (r *Runtime) restorableModel(provider, id string) *llm.Model {
 	if fallback != nil {
 		notice += fmt.Sprintf(". Using %s/%s", fallback.Provider, fallback.ID)
 	}
-	r.Notify(notice)
+	r.hooks.Notify("session", notice)
 	return fallback
 }
 
