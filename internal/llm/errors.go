@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/relay-agent/relay/internal/llm/sse"
 )
 
 // AbortedMessage is the error message of an aborted request.
@@ -96,7 +94,7 @@ func leadingStatus(msg string) int {
 // networkWords mark a dropped or stalled connection in a message without
 // a status (a cut stream, a reset, an idle timeout).
 var networkWords = []string{"terminated", "connection reset", "econnreset", "socket hang up", "unexpected eof",
-	"stream ended", "broken pipe", "connection refused", "idle timeout", "fetch failed"}
+	"stream ended", "stream stopped", "broken pipe", "connection refused", "idle timeout", "fetch failed"}
 
 // classify decides the kind from the HTTP status, the provider's error type
 // or code, and the message text. Quota, billing and auth are checked before
@@ -276,10 +274,7 @@ func ErrorFromContext(ctx context.Context) *ProviderError {
 // NetworkError classifies a transport or body read failure. midStream says
 // the response had started, so an EOF means the connection was cut.
 func NetworkError(err error, midStream bool) *ProviderError {
-	var idle *sse.IdleTimeoutError
 	switch {
-	case errors.As(err, &idle):
-		return &ProviderError{Kind: ErrNetwork, Message: idle.Error()}
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		if midStream {
 			return &ProviderError{Kind: ErrNetwork, Message: "connection closed before the response was complete"}

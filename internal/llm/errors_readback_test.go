@@ -15,6 +15,9 @@ func TestClassifyReadBackMessages(t *testing.T) {
 		{"429 rate_limit_error: slow down", ErrRateLimit},
 		{"prompt is too long: 250000 tokens > 200000 maximum", ErrContextOverflow},
 		{"Anthropic stream ended before message_stop", ErrNetwork},
+		{"stream idle timeout: no answer content for 5m0s", ErrNetwork},
+		{"stream stopped: the answer exceeded 32 MiB", ErrNetwork},
+		{"stream stopped: 65 MiB received without answer content", ErrNetwork},
 		{"something odd", ErrOther},
 		{"999 not a status", ErrOther},
 	}

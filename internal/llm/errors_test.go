@@ -2,8 +2,10 @@ package llm
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +131,96 @@ func TestSendConnectionRefused(t *testing.T) {
 	})
 	if perr == nil || perr.Kind != ErrNetwork || !perr.Retryable() {
 		t.Fatalf("%+v", perr)
+	}
+}
+
+// retryServer answers with the given statuses and headers in turn, then
+// with a 200 stream.
+func retryServer(t *testing.T, answers ...func(w http.ResponseWriter)) (*httptest.Server, *int) {
+	t.Helper()
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := n
+		n++
+		if i < len(answers) {
+			answers[i](w)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {}\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func status(code int, h ...string) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		for i := 0; i+1 < len(h); i += 2 {
+			w.Header().Set(h[i], h[i+1])
+		}
+		w.WriteHeader(code)
+		io.WriteString(w, `{"error":{"type":"x","message":"m"}}`)
+	}
+}
+
+// The provider-level retry waits what the server asks (Retry-After,
+// retry-after-ms) and otherwise backs off 0.5s, 1s, 2s ... with up to a
+// quarter off; transient statuses are retried, x-should-retry decides.
+func TestSendRetryDelays(t *testing.T) {
+	tests := []struct {
+		name     string
+		answers  []func(http.ResponseWriter)
+		retries  int
+		requests int
+		ok       bool
+		delays   []time.Duration // exact; nil entries checked by want range
+		ranges   [][2]time.Duration
+	}{
+		{name: "retry-after seconds", answers: []func(http.ResponseWriter){status(503, "Retry-After", "3")},
+			retries: 2, requests: 2, ok: true, delays: []time.Duration{3 * time.Second}},
+		{name: "retry-after-ms wins", answers: []func(http.ResponseWriter){status(429, "Retry-After-Ms", "1500", "Retry-After", "9")},
+			retries: 2, requests: 2, ok: true, delays: []time.Duration{1500 * time.Millisecond}},
+		{name: "backoff with jitter", answers: []func(http.ResponseWriter){status(500), status(502), status(504), status(529)},
+			retries: 4, requests: 5, ok: true, ranges: [][2]time.Duration{
+				{375 * time.Millisecond, 500 * time.Millisecond}, {750 * time.Millisecond, time.Second},
+				{1500 * time.Millisecond, 2 * time.Second}, {3 * time.Second, 4 * time.Second}}},
+		{name: "x-should-retry false", answers: []func(http.ResponseWriter){status(503, "X-Should-Retry", "false")},
+			retries: 2, requests: 1},
+		{name: "x-should-retry true on a 409", answers: []func(http.ResponseWriter){status(409, "X-Should-Retry", "true", "Retry-After", "0")},
+			retries: 2, requests: 2, ok: true, delays: []time.Duration{0}},
+		{name: "x-should-retry true cannot revive auth", answers: []func(http.ResponseWriter){status(401, "X-Should-Retry", "true")},
+			retries: 2, requests: 1},
+		{name: "exhausted", answers: []func(http.ResponseWriter){status(503, "Retry-After", "0"), status(503, "Retry-After", "0")},
+			retries: 1, requests: 2, delays: []time.Duration{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, n := retryServer(t, tt.answers...)
+			var slept []time.Duration
+			req := &Request{MaxRetries: tt.retries, MaxRetryDelay: time.Minute,
+				Sleep: func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil }}
+			resp, perr := Send(context.Background(), req, func(ctx context.Context) (*http.Request, error) {
+				return http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+			})
+			if resp != nil {
+				resp.Body.Close()
+			}
+			if (perr == nil) != tt.ok || *n != tt.requests {
+				t.Fatalf("err %v after %d requests", perr, *n)
+			}
+			if tt.delays != nil && !slices.Equal(slept, tt.delays) {
+				t.Errorf("slept %v, want %v", slept, tt.delays)
+			}
+			if tt.ranges != nil {
+				if len(slept) != len(tt.ranges) {
+					t.Fatalf("slept %v", slept)
+				}
+				for i, r := range tt.ranges {
+					if slept[i] < r[0] || slept[i] > r[1] {
+						t.Errorf("delay %d = %v, want in %v", i, slept[i], r)
+					}
+				}
+			}
+		})
 	}
 }

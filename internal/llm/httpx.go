@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm/sse"
@@ -14,9 +16,26 @@ import (
 // maxErrorBody bounds how much of an error response we read.
 const maxErrorBody = 64 << 10
 
-// firstBackoff is the delay before the first provider-level retry when the
-// server asks for none; it doubles per attempt (capped by MaxRetryDelay).
-const firstBackoff = time.Second
+// Provider-level retry backoff when the server asks for no delay: the
+// official SDKs' schedule, 0.5s doubling up to 8s, each shortened by up to
+// a quarter at random so clients that failed together do not retry
+// together.
+const (
+	firstBackoff = 500 * time.Millisecond
+	maxBackoff   = 8 * time.Second
+)
+
+// DefaultProviderRetries is how often the official SDKs retry a transient
+// failure before anything streamed; relay uses it while
+// retry.provider.maxRetries is 0 and retry.enabled is on.
+const DefaultProviderRetries = 2
+
+// backoff returns the delay before retry number attempt+1.
+func backoff(attempt int) time.Duration {
+	d := firstBackoff << min(attempt, 5)
+	d = min(d, maxBackoff)
+	return d - time.Duration(rand.Float64()*float64(d)/4)
+}
 
 // ApplyHeaders sets the model's configured headers, then the request's
 // (later wins), on h.
@@ -38,60 +57,102 @@ func ApplyHeaders(h http.Header, model *Model, req *Request) {
 //     cannot be replayed).
 //   - A non-2xx answer becomes a classified ProviderError (ClassifyHTTP); a
 //     transport failure an ErrNetwork one.
-//   - Retryable failures are retried up to req.MaxRetries times (nothing
-//     has been streamed yet, so this is invisible to the caller), waiting
-//     Retry-After when given, else 1s, 2s, 4s ... A requested delay above
+//   - Transient failures (rate limit, overloaded, 5xx, network; also a
+//     4xx other than auth, quota and overflow that says x-should-retry:
+//     true, never an answer that says false) are retried
+//     up to req.MaxRetries times. Nothing has streamed yet, so this is
+//     invisible to the caller, as in the official SDKs. The wait is the
+//     server's Retry-After / retry-after-ms when given, else backoff
+//     (0.5s doubling to 8s, with jitter). A requested delay above
 //     req.MaxRetryDelay (when set) fails at once instead, with the delay in
 //     the message, leaving the decision to the agent-level retry.
-//   - req.IdleTimeout bounds the wait for the response headers and then
-//     every gap in the body (the returned body fails with
-//     *sse.IdleTimeoutError).
+//   - req.IdleTimeout bounds the wait for the response headers; the body
+//     is guarded (see streamGuard): no answer progress for IdleTimeout, or
+//     an answer over req.MaxAnswerBytes, stops it with a retryable error.
 //   - A cancelled ctx yields ErrAborted promptly.
 //
-// On success the caller reads and closes resp.Body.
+// On success the caller reads and closes resp.Body, and hands it to
+// MessageBuilder.Begin so the guard sees the answer's progress.
 func Send(ctx context.Context, req *Request, newReq func(context.Context) (*http.Request, error)) (*http.Response, *ProviderError) {
 	client := req.HTTPClient
 	if client == nil {
 		client = http.DefaultClient
 	}
 	for attempt := 0; ; attempt++ {
-		resp, perr, hinted := sendOnce(ctx, client, req, newReq)
+		resp, perr, a := sendOnce(ctx, client, req, newReq)
 		if perr == nil {
 			return resp, nil
 		}
 		if ctxErr := ErrorFromContext(ctx); ctxErr != nil {
 			return nil, ctxErr
 		}
-		if !perr.Retryable() || attempt >= req.MaxRetries {
+		retry := perr.Retryable()
+		if a.shouldRetry != nil {
+			// The server knows best, except that an exhausted quota, bad
+			// credentials or a prompt too long never heal by waiting.
+			retry = *a.shouldRetry && (retry || perr.Kind == ErrInvalidRequest || perr.Kind == ErrOther)
+		}
+		if !retry || attempt >= req.MaxRetries {
 			return nil, perr
 		}
 		delay := perr.RetryAfter
-		if !hinted {
-			delay = firstBackoff << attempt
-			if req.MaxRetryDelay > 0 && delay > req.MaxRetryDelay {
-				delay = req.MaxRetryDelay
-			}
+		if !a.hinted {
+			delay = backoff(attempt)
 		} else if req.MaxRetryDelay > 0 && delay > req.MaxRetryDelay {
 			perr.Message = fmt.Sprintf("%s (server asked to retry in %s, more than the %s limit)",
 				perr.Message, delay.Round(time.Second), req.MaxRetryDelay)
 			return nil, perr
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if err := sleep(ctx, req, delay); err != nil {
 			return nil, ErrorFromContext(ctx)
-		case <-t.C:
 		}
 	}
+}
+
+// sleep waits d, or until ctx is done (then it returns ctx's error).
+func sleep(ctx context.Context, req *Request, d time.Duration) error {
+	if req.Sleep != nil {
+		if err := req.Sleep(ctx, d); err != nil {
+			return err
+		}
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// advice is what a failed answer's headers say about retrying it.
+type advice struct {
+	hinted      bool  // Retry-After or retry-after-ms was sent (possibly 0)
+	shouldRetry *bool // x-should-retry, when sent
+}
+
+func adviceFrom(h http.Header) advice {
+	var a advice
+	_, a.hinted = ParseRetryAfter(h, time.Now())
+	switch strings.ToLower(strings.TrimSpace(h.Get("X-Should-Retry"))) {
+	case "true":
+		t := true
+		a.shouldRetry = &t
+	case "false":
+		f := false
+		a.shouldRetry = &f
+	}
+	return a
 }
 
 // errIdleHeaders is the cancel cause when the headers did not arrive in time.
 var errIdleHeaders = errors.New("idle waiting for response headers")
 
-// sendOnce makes one attempt; hinted reports that the server sent a
-// Retry-After (possibly 0).
-func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq func(context.Context) (*http.Request, error)) (resp *http.Response, perr *ProviderError, hinted bool) {
+// sendOnce makes one attempt; a is what a failed answer said about
+// retrying.
+func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq func(context.Context) (*http.Request, error)) (resp *http.Response, perr *ProviderError, a advice) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	var timer *time.Timer
 	if req.IdleTimeout > 0 {
@@ -100,7 +161,7 @@ func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq fun
 	hr, err := newReq(rctx)
 	if err != nil {
 		cancel(nil)
-		return nil, &ProviderError{Kind: ErrInvalidRequest, Message: "build request: " + err.Error()}, false
+		return nil, &ProviderError{Kind: ErrInvalidRequest, Message: "build request: " + err.Error()}, a
 	}
 	resp, err = client.Do(hr)
 	if timer != nil {
@@ -110,34 +171,22 @@ func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq fun
 		cause := context.Cause(rctx)
 		cancel(nil)
 		if errors.Is(cause, errIdleHeaders) {
-			return nil, NetworkError(&sse.IdleTimeoutError{Timeout: req.IdleTimeout}, false), false
+			return nil, &ProviderError{Kind: ErrNetwork,
+				Message: fmt.Sprintf("stream idle timeout: no response headers within %s", req.IdleTimeout)}, a
 		}
 		if pe := ErrorFromContext(ctx); pe != nil {
-			return nil, pe, false
+			return nil, pe, a
 		}
-		return nil, NetworkError(err, false), false
+		return nil, NetworkError(err, false), a
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
 		cancel(nil)
-		_, hinted = ParseRetryAfter(resp.Header, time.Now())
-		return nil, ClassifyHTTP(resp.StatusCode, resp.Header, body), hinted
+		return nil, ClassifyHTTP(resp.StatusCode, resp.Header, body), adviceFrom(resp.Header)
 	}
-	resp.Body = &cancelBody{ReadCloser: sse.NewIdleReader(resp.Body, req.IdleTimeout), cancel: cancel}
-	return resp, nil, false
-}
-
-// cancelBody releases the request context when the body is closed.
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelCauseFunc
-}
-
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel(nil)
-	return err
+	resp.Body = newGuardedBody(resp.Body, req, cancel)
+	return resp, nil, a
 }
 
 // ReadEventsRaw is ReadEvents without copying each event's data: data is

@@ -33,12 +33,22 @@ type Request struct {
 	// ThinkingBudgets overrides token budgets per level (minimal..high).
 	ThinkingBudgets map[ThinkingLevel]int
 	// MaxRetries and MaxRetryDelay are the provider-level retry policy
-	// (retry.provider.*). MaxRetryDelay 0 = no cap on Retry-After.
+	// (retry.provider.*): how often Send retries a transient failure
+	// before anything streamed, invisibly to the caller, and the longest
+	// server-requested delay it waits (0 = no cap on Retry-After).
 	MaxRetries    int
 	MaxRetryDelay time.Duration
-	// IdleTimeout aborts a stream that sends nothing for this long (0 = off).
+	// IdleTimeout bounds the wait for the response headers, then the time
+	// the answer may go without progress (content, not bytes: keep-alives
+	// do not count); 0 = off. See streamGuard.
 	IdleTimeout time.Duration
-	HTTPClient  *http.Client
+	// MaxAnswerBytes bounds the content of one answer; 0 means
+	// DefaultMaxAnswerBytes.
+	MaxAnswerBytes int64
+	HTTPClient     *http.Client
+	// Sleep waits between provider-level retries; nil waits on a timer.
+	// Tests inject one to see the delays without waiting.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Client streams one assistant message. It never returns a Go error: every

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"time"
 )
@@ -30,6 +31,7 @@ type MessageBuilder struct {
 	started bool
 	ended   bool
 	blocks  []*blockState
+	guard   *streamGuard // nil unless Begin found one
 }
 
 type blockState struct {
@@ -67,6 +69,26 @@ func (b *MessageBuilder) Started() bool { return b.started }
 // HasContent reports whether any content block exists.
 func (b *MessageBuilder) HasContent() bool { return len(b.msg.Content) > 0 }
 
+// Begin starts streaming an answer read from body (the body Send
+// returned): the content that reaches the builder from now on is what the
+// body's guard counts as progress (see streamGuard), so an answer that
+// stalls or grows without end is stopped. Then it emits the start event.
+// Wire clients call it instead of Start once the response is in.
+func (b *MessageBuilder) Begin(body io.Reader) {
+	if gb, ok := body.(interface{ guard() *streamGuard }); ok {
+		b.guard = gb.guard()
+	}
+	b.Start()
+}
+
+// progress tells the guard, if any, that n content bytes arrived (0 for a
+// block start).
+func (b *MessageBuilder) progress(n int) {
+	if b.guard != nil {
+		b.guard.advance(n)
+	}
+}
+
 // Start emits the start event once; later calls do nothing. The block and
 // finish methods call it implicitly.
 func (b *MessageBuilder) Start() {
@@ -79,6 +101,7 @@ func (b *MessageBuilder) Start() {
 
 func (b *MessageBuilder) add(blk Block, st *blockState) int {
 	b.Start()
+	b.progress(0)
 	b.msg.Content = append(b.msg.Content, blk)
 	b.blocks = append(b.blocks, st)
 	return len(b.msg.Content) - 1
@@ -143,6 +166,7 @@ func (b *MessageBuilder) deltaBlock(idx int, thinking bool, n int) (*blockState,
 	if !ok || n == 0 {
 		return nil, 0
 	}
+	b.progress(n)
 	from := st.text.Len()
 	reserve(st.text, n)
 	return st, from
@@ -220,6 +244,7 @@ func (b *MessageBuilder) AppendThinkingSignature(idx int, sig string) {
 		st.sig = &strings.Builder{}
 		st.sig.WriteString(blk.ThinkingSignature)
 	}
+	b.progress(len(sig))
 	st.sig.WriteString(sig)
 	blk.ThinkingSignature = st.sig.String()
 }
@@ -282,6 +307,7 @@ func (b *MessageBuilder) AppendToolCallArgs(idx int, delta string) {
 	if !ok || delta == "" {
 		return
 	}
+	b.progress(len(delta))
 	d := st.args.WriteString(delta)
 	b.emit(AssistantEvent{Type: EventToolCallDelta, ContentIndex: idx, Delta: d, Partial: b.msg, PartialArgs: st.args.Value()})
 }
@@ -293,6 +319,7 @@ func (b *MessageBuilder) AppendToolCallArgsBytes(idx int, delta []byte) {
 	if !ok || len(delta) == 0 {
 		return
 	}
+	b.progress(len(delta))
 	d := st.args.Write(delta)
 	b.emit(AssistantEvent{Type: EventToolCallDelta, ContentIndex: idx, Delta: d, Partial: b.msg, PartialArgs: st.args.Value()})
 }

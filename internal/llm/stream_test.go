@@ -3,11 +3,10 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/relay-agent/relay/internal/llm/sse"
 )
 
 type recorder struct {
@@ -141,7 +140,7 @@ func TestMessageBuilderFailWith(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 	b = NewMessageBuilder(testModel(), nil)
-	m = b.FailWith(context.Background(), &sse.IdleTimeoutError{Timeout: 5e9})
+	m = b.FailWith(context.Background(), fmt.Errorf("read: %w", &ProviderError{Kind: ErrNetwork, Message: "stream idle timeout: no answer content for 5s"}))
 	if m.Err.Kind != ErrNetwork || !strings.Contains(m.ErrorMessage, "idle") {
 		t.Fatalf("%+v", m)
 	}

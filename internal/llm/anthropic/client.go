@@ -63,7 +63,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		return b.Fail(perr)
 	}
 	defer resp.Body.Close()
-	b.Start()
+	b.Begin(resp.Body)
 	s := &streamState{b: b, tools: req.Tools, oauth: p.oauth, blocks: map[int]int{}}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
 		// A proxy or compatible server that ignored stream:true, or sent

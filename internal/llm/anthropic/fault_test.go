@@ -103,3 +103,9 @@ func TestFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestStalls runs the shared stalling servers (pings, trickle, headers
+// only, endless text) against the Anthropic client.
+func TestStalls(t *testing.T) {
+	llmtest.RunFaultCases(t, llmtest.Target{Client: New(), Model: sonnet}, llmtest.StallCases())
+}

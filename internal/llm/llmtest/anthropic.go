@@ -152,6 +152,11 @@ func (e anthropicEncoder) Encode(resp *Response, req *Request) (content, final [
 	return content, final
 }
 
+// KeepAlive is the ping event Anthropic sends while the model works.
+func (anthropicEncoder) KeepAlive() Frame {
+	return Frame{Event: "ping", Data: `{"type": "ping"}`}
+}
+
 func (anthropicEncoder) ErrorFrames(typ, message string) []Frame {
 	if typ == "" {
 		typ = "api_error"

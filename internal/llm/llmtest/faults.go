@@ -43,14 +43,17 @@ type Faults struct {
 // FaultCase is one row of a fault table: the script, the request, and the
 // failure expected (Kind "" expects success with the text KeepText).
 type FaultCase struct {
-	Name       string
-	Responses  []Response
-	Req        llm.Request
-	Kind       llm.ErrorKind
-	Retryable  bool
-	MsgHas     string
-	KeepText   string // the text the message keeps
-	Requests   int    // HTTP requests the client must make
+	Name      string
+	Responses []Response
+	Req       llm.Request
+	Kind      llm.ErrorKind
+	Retryable bool
+	MsgHas    string
+	KeepText  string // the text the message keeps
+	// KeepPrefix: the text only starts with KeepText (an endless answer
+	// keeps what came before the bound).
+	KeepPrefix bool
+	Requests   int // HTTP requests the client must make
 	RetryAfter time.Duration
 }
 
@@ -92,13 +95,46 @@ func FaultCases(f Faults) []FaultCase {
 		{Name: "stream ends early", Responses: with(Fault{Stall: Duration(time.Millisecond)}),
 			Kind: llm.ErrNetwork, Retryable: true, MsgHas: f.EarlyEndHas, KeepText: "partial answer", Requests: 1},
 	}
+	cases = append(cases, StallCases()...)
 	return append(cases, f.Extra...)
+}
+
+// StallCases are the stalling servers every API must survive: the idle
+// timeout counts answer progress, not bytes (keep-alives, a byte trickle
+// and headers without a body all time out), and an answer has a size
+// bound. Each fails with a retryable error that keeps what streamed.
+func StallCases() []FaultCase {
+	with := func(fl Fault) []Response { r := PartialAnswer(); r.Fault = &fl; return []Response{r} }
+	idle := llm.Request{IdleTimeout: 300 * time.Millisecond}
+	ping := Duration(20 * time.Millisecond)
+	return []FaultCase{
+		{Name: "stall: keep-alive pings only", Responses: []Response{{Fault: &Fault{HeadersOnly: true, Pings: ping}}},
+			Req: idle, Kind: llm.ErrNetwork, Retryable: true, MsgHas: "idle timeout", Requests: 1},
+		{Name: "stall: pings after a partial answer", Responses: with(Fault{Pings: ping}),
+			Req: idle, Kind: llm.ErrNetwork, Retryable: true, MsgHas: "idle timeout", KeepText: "partial answer", Requests: 1},
+		{Name: "stall: byte trickle", Responses: with(Fault{Trickle: ping}),
+			Req: idle, Kind: llm.ErrNetwork, Retryable: true, MsgHas: "idle timeout", KeepText: "partial answer", Requests: 1},
+		{Name: "stall: headers then nothing", Responses: []Response{{Fault: &Fault{HeadersOnly: true, Stall: Duration(StallBound)}}},
+			Req: idle, Kind: llm.ErrNetwork, Retryable: true, MsgHas: "idle timeout", Requests: 1},
+		{Name: "stall: endless text", Responses: with(Fault{Endless: true}),
+			Req: llm.Request{MaxAnswerBytes: 64 << 10}, Kind: llm.ErrNetwork, Retryable: true, MsgHas: "exceeded 64 KiB",
+			KeepText: "partial answer", KeepPrefix: true, Requests: 1},
+		// Progress resets the clock: an answer slower in total than the
+		// idle timeout, but never silent that long, completes.
+		{Name: "slow but steady answer completes", Responses: []Response{{Text: strings.Repeat("steady ", 60), ChunkSize: 7, Delay: Duration(25 * time.Millisecond)}},
+			Req: llm.Request{IdleTimeout: time.Second}, KeepText: strings.Repeat("steady ", 60), Requests: 1},
+	}
 }
 
 // RunFaults runs the common fault table of f's API (FaultCases) against
 // tg, one subtest a case.
 func RunFaults(t *testing.T, tg Target, f Faults) {
-	for _, tt := range FaultCases(f) {
+	RunFaultCases(t, tg, FaultCases(f))
+}
+
+// RunFaultCases runs cases against tg, one subtest a case.
+func RunFaultCases(t *testing.T, tg Target, cases []FaultCase) {
+	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) { runFault(t, tg, tt) })
 	}
 }
@@ -132,8 +168,8 @@ func runFault(t *testing.T, tg Target, tt FaultCase) {
 	if tt.RetryAfter != 0 && msg.Err.RetryAfter != tt.RetryAfter {
 		t.Errorf("RetryAfter %v", msg.Err.RetryAfter)
 	}
-	if msg.Text() != tt.KeepText {
-		t.Errorf("partial text %q, want %q", msg.Text(), tt.KeepText)
+	if text := msg.Text(); tt.KeepPrefix && !strings.HasPrefix(text, tt.KeepText) || !tt.KeepPrefix && text != tt.KeepText {
+		t.Errorf("partial text %.100q, want %q", text, tt.KeepText)
 	}
 	if last := rec.Last(); last.Type != llm.EventError || last.Message != msg {
 		t.Errorf("last event %+v", last.Type)

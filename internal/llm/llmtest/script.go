@@ -127,6 +127,35 @@ type Fault struct {
 	// Stall stops sending after the content and holds the connection open
 	// for this long (or until the client goes away): an idle stream.
 	Stall Duration `json:"stall,omitempty"`
+
+	// The stalling servers of the stream guard's tests. Each stops by
+	// itself (after StallBound, or EndlessBytes) so a client without a
+	// guard fails its test instead of hanging.
+	//
+	// HeadersOnly sends the headers and none of the content; what follows
+	// is up to Pings, Trickle or Stall.
+	HeadersOnly bool `json:"headersOnly,omitempty"`
+	// Pings sends the API's keep-alive (Anthropic's ping event, an SSE
+	// comment for the others) at this interval after the content, and
+	// nothing else; the stream then ends without its final events.
+	Pings Duration `json:"pings,omitempty"`
+	// Trickle sends the final events one byte at a time, at this interval.
+	Trickle Duration `json:"trickle,omitempty"`
+	// Endless repeats the content events until EndlessBytes went out, then
+	// ends normally: an answer that never stops growing.
+	Endless bool `json:"endless,omitempty"`
+}
+
+// StallBound is how long the fake keeps up Pings or Trickle at most.
+const StallBound = 5 * time.Second
+
+// EndlessBytes is how much an Endless fault sends before it ends.
+const EndlessBytes = 4 << 20
+
+// KeepAliver is implemented by encoders whose API has its own keep-alive
+// event; others send an SSE comment.
+type KeepAliver interface {
+	KeepAlive() Frame
 }
 
 // Duration is a time.Duration written as a Go duration string in JSON.

@@ -275,8 +275,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, enc Encoder, resp
 		return
 	}
 	content, final := enc.Encode(resp, req)
+	if f.HeadersOnly {
+		content = nil
+	}
 	frames := content
 	switch {
+	case f.Pings > 0 || f.Trickle > 0 || f.Endless || f.HeadersOnly:
+		// The tail is written after the content, below.
 	case f.Garbage != "":
 		frames = append(append(frames[:len(frames):len(frames)], Frame{Event: f.GarbageEvent, Data: f.Garbage}), final...)
 	case f.ErrorType != "" || f.ErrorMessage != "":
@@ -294,6 +299,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, enc Encoder, resp
 		if fl != nil {
 			fl.Flush()
 		}
+	}
+	if f.HeadersOnly {
+		flush() // the headers go out now, the content never
 	}
 	written := 0
 	var buf bytes.Buffer
@@ -326,10 +334,73 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, enc Encoder, resp
 		w.Write(buf.Bytes())
 		flush()
 	}
+	if !s.stallTail(w, r, enc, f, content, final, flush) {
+		return
+	}
 	if f.Stall > 0 {
 		select {
 		case <-time.After(time.Duration(f.Stall)):
 		case <-r.Context().Done():
 		}
 	}
+}
+
+// stallTail writes what a stalling fault sends after the content (see
+// Fault.Pings, Trickle, Endless); false when the client went away.
+func (s *Server) stallTail(w http.ResponseWriter, r *http.Request, enc Encoder, f *Fault, content, final []Frame, flush func()) bool {
+	wait := func(d time.Duration) bool {
+		select {
+		case <-time.After(d):
+			return true
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	write := func(b []byte) bool {
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		flush()
+		return r.Context().Err() == nil
+	}
+	switch {
+	case f.Endless:
+		for sent := 0; sent < EndlessBytes; {
+			for _, fr := range content {
+				b := fr.Bytes()
+				if !write(b) {
+					return false
+				}
+				sent += len(b)
+			}
+			if len(content) == 0 {
+				break
+			}
+		}
+		for _, fr := range final {
+			if !write(fr.Bytes()) {
+				return false
+			}
+		}
+	case f.Trickle > 0:
+		deadline := time.Now().Add(StallBound)
+		for _, fr := range final {
+			for _, c := range fr.Bytes() {
+				if time.Now().After(deadline) || !wait(time.Duration(f.Trickle)) || !write([]byte{c}) {
+					return false
+				}
+			}
+		}
+	case f.Pings > 0:
+		ping := Frame{Raw: ": keep-alive\n\n"}
+		if ka, ok := enc.(KeepAliver); ok {
+			ping = ka.KeepAlive()
+		}
+		for deadline := time.Now().Add(StallBound); time.Now().Before(deadline); {
+			if !wait(time.Duration(f.Pings)) || !write(ping.Bytes()) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -36,6 +36,6 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		return b.Fail(perr)
 	}
 	defer resp.Body.Close()
-	b.Start()
+	b.Begin(resp.Body)
 	return readStream(ctx, resp.Body, b, req.Model)
 }

@@ -6,8 +6,8 @@
 // ignores comment lines, and joins multi-line data with "\n". It does no
 // goroutine work of its own: Next blocks in the underlying Read, so a caller
 // stops it by closing the body or cancelling the request context (net/http
-// then fails the Read), and wraps the body in NewIdleReader for idle
-// timeouts.
+// then fails the Read). Timeouts and size bounds are the caller's (relay's
+// wire clients guard the body: see llm.Send).
 package sse
 
 import (
@@ -354,7 +354,3 @@ func (r *Reader) firstCR(from, limit int) int {
 	}
 	return r.noCR
 }
-
-// ErrIdleTimeout is matched (errors.Is) by the error of an idle reader whose
-// deadline passed.
-var ErrIdleTimeout = errors.New("stream idle timeout")

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -99,38 +98,6 @@ func TestReaderError(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Data != "a" {
 		t.Fatalf("got %+v", got)
-	}
-}
-
-// blockingBody blocks in Read until closed.
-type blockingBody struct{ done chan struct{} }
-
-func (b *blockingBody) Read(p []byte) (int, error) { <-b.done; return 0, errors.New("closed") }
-func (b *blockingBody) Close() error               { close(b.done); return nil }
-
-func TestIdleReader(t *testing.T) {
-	body := &blockingBody{done: make(chan struct{})}
-	r := NewIdleReader(body, 20*time.Millisecond)
-	_, err := NewReader(r).Next()
-	var ie *IdleTimeoutError
-	if !errors.As(err, &ie) || !errors.Is(err, ErrIdleTimeout) {
-		t.Fatalf("err = %v, want idle timeout", err)
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestIdleReaderPassThrough(t *testing.T) {
-	rc := io.NopCloser(strings.NewReader("data: a\n\n"))
-	r := NewIdleReader(rc, time.Hour)
-	got, err := readAll(t, r)
-	if err != io.EOF || len(got) != 1 {
-		t.Fatalf("got %v %v", got, err)
-	}
-	r.Close()
-	if NewIdleReader(rc, 0) != rc {
-		t.Fatal("d=0 should return the reader as is")
 	}
 }
 
