@@ -215,7 +215,7 @@ func run(ctx context.Context, a *Args, stdin io.Reader, stdout, stderr io.Writer
 		},
 		BranchReserve:   st.BranchSummary.ReserveTokens,
 		Retry:           agent.RetryPolicy{Enabled: st.Retry.Enabled, MaxRetries: st.Retry.MaxRetries, BaseDelay: ms(st.Retry.BaseDelayMs), MaxDelay: ms(st.Retry.MaxAgentDelayMs)},
-		ProviderRetries: st.Retry.Provider.MaxRetries, ProviderMaxDelay: ms(st.Retry.Provider.MaxRetryDelayMs),
+		ProviderRetries: providerRetries(st.Retry), ProviderMaxDelay: ms(st.Retry.Provider.MaxRetryDelayMs),
 		IdleTimeout:     ms(st.ProviderTimeoutMs()),
 		CacheRetention:  cacheRetention(),
 		ThinkingBudgets: st.ThinkingBudgets,
@@ -343,6 +343,21 @@ func warningLines(s string) []string {
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// providerRetries is how often the wire client retries a transient failure
+// before anything streamed, invisibly (issue 17): retry.provider.maxRetries
+// when set, else, while retry.enabled, the official SDKs' default, so a
+// passing 503 never reaches the session; the agent-level retry handles
+// what is left.
+func providerRetries(r settings.Retry) int {
+	switch {
+	case r.Provider.MaxRetries > 0:
+		return r.Provider.MaxRetries
+	case r.Enabled:
+		return llm.DefaultProviderRetries
+	}
+	return 0
+}
 
 func cacheRetention() llm.CacheRetention {
 	if strings.EqualFold(os.Getenv("RELAY_CACHE_RETENTION"), "long") {
