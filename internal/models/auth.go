@@ -191,7 +191,8 @@ func parseCredential(path, provider string, raw json.RawMessage) (*Credential, e
 
 // APIKey resolves the stored key of provider: literal, $NAME/${NAME} from
 // the environment (the entry's env map first), or !command run once per
-// process. It returns "" when nothing usable is stored.
+// process. It returns "" when nothing usable is stored, and a
+// *CommandError when the command failed.
 func (s *AuthStore) APIKey(ctx context.Context, provider string, getenv func(string) string) (string, *Credential, error) {
 	c, err := s.Get(provider)
 	if err != nil || c == nil {
@@ -204,7 +205,11 @@ func (s *AuthStore) APIKey(ctx context.Context, provider string, getenv func(str
 		if c.Key == "" {
 			return "", c, nil
 		}
-		return resolveValue(ctx, c.Key, envWith(c.Env, getenv), &s.cmds), c, nil
+		v, err := resolveValue(ctx, c.Key, envWith(c.Env, getenv), &s.cmds)
+		if err != nil {
+			return "", c, &CommandError{Provider: provider, Source: "auth.json key", Err: err}
+		}
+		return v, c, nil
 	}
 }
 

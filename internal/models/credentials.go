@@ -59,7 +59,10 @@ func (e *MissingKeyError) Hint() string {
 // provider it was given for), auth.json, models.json apiKey, then the
 // provider's environment variables. Header values and models.json keys
 // are resolved now ($NAME, ${NAME}, !command run every time);
-// auth.json commands run once per process.
+// auth.json commands run once per process. A configured command that
+// fails (exit status, timeout after CommandTimeout, no output) is a
+// *CommandError naming the provider and the value, never a silent
+// fallback to another credential.
 func (r *Registry) ResolveAuth(ctx context.Context, m *llm.Model, cliKey string) (string, map[string]string, error) {
 	a, err := r.ResolveAuthSource(ctx, m, cliKey)
 	return a.APIKey, a.Headers, err
@@ -99,7 +102,11 @@ func (r *Registry) ResolveAuthSource(ctx context.Context, m *llm.Model, cliKey s
 		}
 	}
 	if a.Source == "" && custom != nil && custom.apiKey != "" {
-		if key := resolveValue(ctx, custom.apiKey, getenv, nil); key != "" {
+		key, err := resolveValue(ctx, custom.apiKey, getenv, nil)
+		if err != nil {
+			return a, &CommandError{Provider: provider, Source: "models.json apiKey", Err: err}
+		}
+		if key != "" {
 			a.APIKey, a.Source = key, SourceModelsJSON
 		}
 	}
@@ -111,7 +118,11 @@ func (r *Registry) ResolveAuthSource(ctx context.Context, m *llm.Model, cliKey s
 	if len(m.Headers) > 0 {
 		a.Headers = make(map[string]string, len(m.Headers))
 		for k, v := range m.Headers {
-			a.Headers[k] = resolveValue(ctx, v, getenv, nil)
+			val, err := resolveValue(ctx, v, getenv, nil)
+			if err != nil {
+				return a, &CommandError{Provider: provider, Source: fmt.Sprintf("models.json header %q", k), Err: err}
+			}
+			a.Headers[k] = val
 		}
 	}
 	if bearer != "" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // setup writes auth.json and models.json into a temp agent dir and returns
@@ -90,8 +91,11 @@ func TestCredentialPrecedence(t *testing.T) {
 			wantKey: "mj", wantSource: SourceModelsJSON},
 		{name: "auth command", auth: `{"groq":{"type":"api_key","key":"!vault read groq"}}`,
 			wantKey: "out:vault read groq", wantSource: SourceAuthFile},
-		{name: "failing auth command falls through", auth: `{"groq":{"type":"api_key","key":"!fail"}}`,
-			env: map[string]string{"GROQ_API_KEY": "env"}, wantKey: "env", wantSource: "env:GROQ_API_KEY"},
+		{name: "failing auth command is reported, not skipped", auth: `{"groq":{"type":"api_key","key":"!fail"}}`,
+			env:     map[string]string{"GROQ_API_KEY": "env"},
+			wantErr: `auth.json key command for provider "groq" failed: exit status 1`},
+		{name: "failing models.json command is reported", modelsKey: "!fail",
+			wantErr: `models.json apiKey command for provider "groq" failed: exit status 1`},
 		{name: "models.json command", modelsKey: "!get-key", wantKey: "out:get-key", wantSource: SourceModelsJSON},
 		{name: "models.json $VAR", modelsKey: "$GK", env: map[string]string{"GK": "g"}, wantKey: "g", wantSource: SourceModelsJSON},
 		{name: "oauth access token", auth: `{"groq":{"type":"oauth","access":"tok","refresh":"r","expires":1}}`,
@@ -330,4 +334,53 @@ func TestResolveAuthConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Real commands that hang or fail: the hang ends within CommandTimeout
+// (with a child that keeps the pipe open too), and the error names the
+// provider, the value and the reason (exit status and stderr, timeout,
+// no output) instead of "No API key".
+func TestShellCommandFailures(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sh")
+	}
+	old := CommandTimeout
+	CommandTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { CommandTimeout = old })
+	tests := []struct {
+		name, auth, models, provider, model, want string
+	}{
+		{name: "hang", auth: `{"groq":{"type":"api_key","key":"!sleep 30"}}`, provider: "groq", model: "llama-3.1-8b-instant",
+			want: `auth.json key command for provider "groq" failed: timed out after 300ms`},
+		{name: "hang with a child holding stdout", auth: `{"groq":{"type":"api_key","key":"!sleep 30 & sleep 30"}}`,
+			provider: "groq", model: "llama-3.1-8b-instant",
+			want: `auth.json key command for provider "groq" failed: timed out after 300ms`},
+		{name: "exit status and stderr", auth: `{"groq":{"type":"api_key","key":"!echo 'vault: permission denied' >&2; exit 3"}}`,
+			provider: "groq", model: "llama-3.1-8b-instant",
+			want: `auth.json key command for provider "groq" failed: exit status 3: vault: permission denied`},
+		{name: "no output", auth: `{"groq":{"type":"api_key","key":"!true"}}`, provider: "groq", model: "llama-3.1-8b-instant",
+			want: `auth.json key command for provider "groq" failed: it printed nothing`},
+		{name: "models.json header", provider: "box", model: "m",
+			models: `{"providers":{"box":{"baseUrl":"http://h/v1","api":"openai-completions","apiKey":"k",
+			  "headers":{"X-Sig":"!echo no signer >&2; exit 2"},"models":[{"id":"m"}]}}}`,
+			want: `models.json header "X-Sig" command for provider "box" failed: exit status 2: no signer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := setup(t, tt.auth, tt.models, nil)
+			start := time.Now()
+			_, _, err := r.ResolveAuth(context.Background(), r.Find(tt.provider, tt.model), "")
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("err = %v\nwant   %s", err, tt.want)
+			}
+			var ce *CommandError
+			if !errors.As(err, &ce) || ce.Provider != tt.provider {
+				t.Errorf("not a CommandError for %s: %#v", tt.provider, err)
+			}
+			// Generous: catches a command left to run for its 30 s.
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %s", d)
+			}
+		})
+	}
 }
