@@ -451,8 +451,11 @@ func TestRPCModelsAndThinking(t *testing.T) {
 }
 
 func TestRPCRetry(t *testing.T) {
-	overloaded := llmtest.Response{Fault: &llmtest.Fault{Status: 529, Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}}
-	e := newEnv(t, &llmtest.Script{ZeroLatency: true, Responses: []llmtest.Response{overloaded, overloaded, {Text: "unused"}}},
+	// Each prompt meets three 529s: the first and the provider client's two
+	// invisible retries (Retry-After 0), then the agent-level retry.
+	overloaded := llmtest.Response{Fault: &llmtest.Fault{Status: 529, RetryAfter: "0", Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}}
+	e := newEnv(t, &llmtest.Script{ZeroLatency: true, Responses: []llmtest.Response{overloaded, overloaded, overloaded,
+		overloaded, overloaded, overloaded, {Text: "unused"}}},
 		map[string]any{"retry": map[string]any{"baseDelayMs": 30000, "maxRetries": 3}})
 	r := rpcStart(e, model)
 	mark := len(r.seen)
