@@ -299,10 +299,10 @@
     var t = ev.target;
     var btn = t.closest('.copy-link');
     if (btn) {
-      var url = linkTo(btn.dataset.id);
+      var url = linkTo(btn.dataset.link);
       var done = function () { btn.classList.add('copied'); setTimeout(function () { btn.classList.remove('copied'); }, 1200); };
       if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(url).then(done, done); else done();
-      try { history.replaceState(null, '', '#' + encodeURIComponent(btn.dataset.id)); } catch (e) { /* ignore */ }
+      try { history.replaceState(null, '', '#' + encodeURIComponent(btn.dataset.link)); } catch (e) { /* ignore */ }
       return;
     }
     if (t.tagName === 'IMG') {

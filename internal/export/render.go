@@ -289,7 +289,7 @@ func (r *renderer) open(buf *bytes.Buffer, it *item, class string) {
 	if ts := fmtTime(it.e.Timestamp); ts != "" {
 		buf.WriteString(`<time>` + escapeText(ts) + "</time>")
 	}
-	buf.WriteString(`<button class="copy-link" type="button" title="Copy a link to this entry" data-id="` + escapeText(it.e.ID) + `">#</button></div>`)
+	buf.WriteString(`<button class="copy-link" type="button" title="Copy a link to this entry" data-link="` + escapeText(it.e.ID) + `">#</button></div>`)
 }
 
 func fmtTime(ts string) string {
