@@ -1,5 +1,6 @@
 (function () {
   'use strict';
+  window.relayScriptStartMs = performance.now();
   // Data: a JSON index of the entries and their HTML fragments (rendered at
   // export time, content already escaped), separated by U+0001.
   var $ = function (id) { return document.getElementById(id); };
@@ -8,7 +9,9 @@
   var E = meta.entries; // [id, parent, flags, treeClass, treePrefix, treeText, label]
   var N = E.length;
   var SETTINGS = 1, TOOL_ONLY = 2, TOOL_RESULT = 4, USER = 8, ERROR = 16, SLOTTED = 32;
-  var ROW = 22, CHUNK = 40;
+  // FIRST entries fill the first screen; CHUNK more are added as the reader
+  // scrolls near either end.
+  var ROW = 22, FIRST = 12, CHUNK = 40;
 
   var byId = new Map();
   var children = new Array(N);
@@ -218,8 +221,8 @@
       if (F[i] && !(E[i][2] & SLOTTED)) shown.push(i);
     }
     var at = focus >= 0 ? shown.indexOf(ownerOf(focus)) : -1;
-    if (at >= 0) { lo = Math.max(0, at - 10); hi = Math.min(shown.length, at + CHUNK); }
-    else { lo = 0; hi = Math.min(shown.length, CHUNK); }
+    if (at >= 0) { lo = Math.max(0, at - 4); hi = Math.min(shown.length, at + FIRST); }
+    else { lo = 0; hi = Math.min(shown.length, FIRST); }
     if (observer) observer.disconnect();
     messages.textContent = '';
     topSentinel = document.createElement('div'); topSentinel.className = 'sentinel';
