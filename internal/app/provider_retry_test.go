@@ -28,6 +28,22 @@ func (w wireModels) Find(p, id string) *llm.Model {
 }
 func (w wireModels) Available() []*llm.Model { return []*llm.Model{w.model} }
 
+func wireRuntime(t *testing.T, srv *llmtest.Server, retry agent.RetryPolicy) *Runtime {
+	t.Helper()
+	model := &llm.Model{ID: "claude-test", Provider: "anthropic", API: llm.APIAnthropicMessages, BaseURL: srv.URL,
+		ContextWindow: 200000, MaxTokens: 8000}
+	reg, _ := tool.NewRegistry()
+	rt, err := New(Config{Cwd: t.TempDir(), Session: session.InMemory("/proj"), Models: wireModels{model}, Model: model,
+		Tools: reg, NoContext: true,
+		Compaction:      compaction.Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000},
+		Retry:           retry,
+		ProviderRetries: llm.DefaultProviderRetries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
 // A transient 503 before anything streamed is retried inside the provider
 // client: the session sees one assistant message, no error message, no
 // auto-retry, and one agent_end (issue 17: pi's RpcClient waits for it).
@@ -38,17 +54,7 @@ func TestProviderRetryIsInvisible(t *testing.T) {
 		Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}
 	srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{{Fault: down}, {Fault: overloaded}, {Text: "hello"}}})
 	defer srv.Close()
-	model := &llm.Model{ID: "claude-test", Provider: "anthropic", API: llm.APIAnthropicMessages, BaseURL: srv.URL,
-		ContextWindow: 200000, MaxTokens: 8000}
-	reg, _ := tool.NewRegistry()
-	rt, err := New(Config{Cwd: t.TempDir(), Session: session.InMemory("/proj"), Models: wireModels{model}, Model: model,
-		Tools: reg, NoContext: true,
-		Compaction:      compaction.Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000},
-		Retry:           agent.RetryPolicy{Enabled: true, MaxRetries: 3},
-		ProviderRetries: llm.DefaultProviderRetries})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := wireRuntime(t, srv, agent.RetryPolicy{Enabled: true, MaxRetries: 3})
 	var types []string
 	var assistants []*llm.AssistantMessage
 	rt.Subscribe(func(e agent.Event) {
@@ -81,5 +87,32 @@ func TestProviderRetryIsInvisible(t *testing.T) {
 		if a, ok := m.(*llm.AssistantMessage); ok && a.StopReason == llm.StopError {
 			t.Errorf("session holds an error message %q", a.ErrorMessage)
 		}
+	}
+}
+
+// When the provider client's retries run out, the failure reaches the
+// session as before: one error message with the server's words, then the
+// agent-level retry decides (off here).
+func TestProviderRetryExhausted(t *testing.T) {
+	down := llmtest.Response{Fault: &llmtest.Fault{Status: 503, RetryAfter: "0",
+		Body: `{"type":"error","error":{"type":"api_error","message":"Service Unavailable"}}`}}
+	srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{down, down, down, {Text: "late"}}})
+	defer srv.Close()
+	rt := wireRuntime(t, srv, agent.RetryPolicy{})
+	var assistants []*llm.AssistantMessage
+	rt.Subscribe(func(e agent.Event) {
+		if a, ok := e.Message.(*llm.AssistantMessage); ok && e.Type == agent.MessageEnd {
+			assistants = append(assistants, a)
+		}
+	})
+	if err := rt.Prompt(context.Background(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Requests()); n != 1+llm.DefaultProviderRetries {
+		t.Errorf("%d requests, want %d", n, 1+llm.DefaultProviderRetries)
+	}
+	if len(assistants) != 1 || assistants[0].StopReason != llm.StopError ||
+		assistants[0].ErrorMessage != "503 api_error: Service Unavailable" || !assistants[0].Err.Retryable() {
+		t.Fatalf("assistants %+v", assistants)
 	}
 }
