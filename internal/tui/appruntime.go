@@ -22,6 +22,7 @@ import (
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tui/keymap"
 	"github.com/relay-agent/relay/internal/tui/theme"
+	"github.com/relay-agent/relay/internal/tui/transcript"
 )
 
 // AppOptions mirror cli.InteractiveOptions, so the composition root can
@@ -439,9 +440,27 @@ func (a *AppRuntime) SetLabel(entryID, label string) error {
 }
 
 // treeMessageText is a message's one-line text in /tree: its text, the
-// names of the tools an assistant message only calls, or a ! command.
-func treeMessageText(m llm.Message) (text string, toolsOnly bool) {
+// names of the tools an assistant message only calls, a tool result's
+// call (name and argument summary, from calls by id), or a ! command.
+func treeMessageText(m llm.Message, calls map[string]*llm.ToolCall) (text string, toolsOnly bool) {
 	switch m := m.(type) {
+	case *llm.ToolResultMessage:
+		var args map[string]any
+		name := m.ToolName
+		if tc := calls[m.ToolCallID]; tc != nil {
+			json.Unmarshal(tc.Arguments, &args)
+			if name == "" {
+				name = tc.Name
+			}
+		}
+		if name == "" {
+			name = "tool"
+		}
+		text = strings.TrimSpace(transcript.ToolSummary(name, args))
+		if m.IsError {
+			text += " (error)"
+		}
+		return text, false
 	case *llm.AssistantMessage:
 		if strings.TrimSpace(m.Text()) == "" && len(m.ToolCalls()) > 0 {
 			var names []string
@@ -486,6 +505,7 @@ func (a *AppRuntime) Tree() []TreeNode {
 		}
 	}
 	out := make([]TreeNode, 0, len(entries))
+	calls := map[string]*llm.ToolCall{} // a result's row names its call
 	for _, e := range entries {
 		n := TreeNode{ID: e.ID, ParentID: e.ParentID, Kind: e.Type, Timestamp: e.Time(), OnPath: onPath[e.ID], Leaf: e.ID == leaf}
 		if l, ok := labels[e.ID]; ok {
@@ -495,7 +515,12 @@ func (a *AppRuntime) Tree() []TreeNode {
 		case e.Type == session.TypeMessage:
 			n.Kind = e.Role()
 			if m, err := e.Message(); err == nil && m != nil {
-				n.Text, n.HasTools = treeMessageText(m)
+				if am, ok := m.(*llm.AssistantMessage); ok {
+					for _, tc := range am.ToolCalls() {
+						calls[tc.ID] = tc
+					}
+				}
+				n.Text, n.HasTools = treeMessageText(m, calls)
 			}
 		case e.Compaction() != nil:
 			n.Text = fmt.Sprintf("Compaction (%d tokens): %s", e.Compaction().TokensBefore, firstLine(e.Compaction().Summary))

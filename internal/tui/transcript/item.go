@@ -219,6 +219,10 @@ func sanitize(s string) string {
 	}, s)
 }
 
+// ToolSummary is the one-line description of a call from its arguments
+// ("read main.go", "$ ls"), as a tool block's title shows it.
+func ToolSummary(name string, args map[string]any) string { return toolSummary(name, args) }
+
 // toolSummary is the one-line description of a call from its arguments.
 func toolSummary(name string, args map[string]any) string {
 	str := func(k string) string {
