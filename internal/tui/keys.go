@@ -60,6 +60,11 @@ func (m *Model) afterEditor(out editor.Outcome, cmd tea.Cmd) tea.Cmd {
 
 func (m *Model) altScreenKey(k tea.KeyPressMsg) bool {
 	tr := m.tr
+	if !m.ed.Empty() && (m.is("tui.editor.cursorLineStart", k) || m.is("tui.editor.cursorLineEnd", k)) {
+		// While typing, home and end move the cursor; the transcript
+		// takes them when the editor is empty.
+		return false
+	}
 	m.sel = selection{}
 	switch {
 	case m.is("tui.altScreen.pageUp", k):

@@ -45,3 +45,22 @@ func TestEscapeRestoresQueuedMessages(t *testing.T) {
 		t.Errorf("queue still shown:\n%s", d.Frame())
 	}
 }
+
+// In fullscreen, home and end move the cursor while there is text in the
+// editor, instead of scrolling the transcript.
+func TestHomeEndMoveCursorWhileTyping(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen = true
+	m := tui.New(context.Background(), f, o)
+	t.Cleanup(f.Subscribe(m.Deliver))
+	d := tuitest.NewDriver(m, 60, 16)
+	d.Type("middle")
+	d.Press("home")
+	d.Type("<")
+	d.Press("end")
+	d.Type(">")
+	if got := tui.EditorValue(m); got != "<middle>" {
+		t.Errorf("editor = %q, want <middle>", got)
+	}
+}
