@@ -162,7 +162,7 @@ func (it *item) draw(c *renderCtx, width int) []string {
 		return out
 	case KindNotice:
 		var out []string
-		for _, l := range wrapPlain(it.text, inner) {
+		for _, l := range wrapHanging(it.text, inner) {
 			out = append(out, pad+th.Fg("muted", l))
 		}
 		return out
@@ -205,6 +205,62 @@ func wrapPlain(s string, width int) []string {
 		return nil
 	}
 	return strings.Split(ansi.Wrap(s, max(4, width), ""), "\n")
+}
+
+// wrapHanging wraps plain text whose lines may be aligned tables ("  key
+// description", as /hotkeys prints): a wrapped line continues under its
+// last column instead of at column 1, or under its own indentation.
+func wrapHanging(s string, width int) []string {
+	s = sanitize(s)
+	if s == "" {
+		return nil
+	}
+	width = max(4, width)
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		hang := hangColumn(line)
+		if hang == 0 || hang > width/2 {
+			hang = len(line) - len(strings.TrimLeft(line, " "))
+			if hang > width/2 {
+				hang = 0
+			}
+		}
+		head := ansi.Truncate(line, hang, "")
+		body := strings.Split(ansi.Wrap(line[len(head):], width-hang, ""), "\n")
+		pad := strings.Repeat(" ", hang)
+		for i, b := range body {
+			if i == 0 {
+				out = append(out, head+b)
+			} else {
+				out = append(out, pad+strings.TrimLeft(b, " "))
+			}
+		}
+	}
+	return out
+}
+
+// hangColumn is where a line's last column starts: after the last run of
+// two or more spaces that follows text (0 when there is none).
+func hangColumn(line string) int {
+	col := 0
+	start := len(line) - len(strings.TrimLeft(line, " "))
+	for i := start; i+2 < len(line); i++ {
+		if line[i] == ' ' && line[i+1] == ' ' {
+			j := i
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+			if j < len(line) {
+				col = ansi.StringWidth(line[:j])
+			}
+			i = j
+		}
+	}
+	return col
 }
 
 func sanitize(s string) string {

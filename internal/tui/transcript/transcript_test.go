@@ -303,3 +303,30 @@ func TestRetryEndTexts(t *testing.T) {
 		t.Errorf("success added %d items", len(tr.items))
 	}
 }
+
+// A notice that is an aligned table (/hotkeys) wraps under its last
+// column, not at column 1.
+func TestNoticeWrapsUnderItsColumn(t *testing.T) {
+	tr := newT()
+	tr.AddNotice("Editor\n  ctrl+shift+up  Jump to the previous marked message in the transcript\n" +
+		"  a very long line without any aligned column that needs to wrap somewhere")
+	lines := tr.TakeCommitted(40)
+	var plain []string
+	for _, l := range lines {
+		plain = append(plain, strings.TrimRight(ansi.Strip(l), " "))
+	}
+	want := []string{
+		"Editor",
+		"  ctrl+shift+up  Jump to the previous",
+		"                 marked message in the",
+		"                 transcript",
+		"  a very long line without any aligned",
+		"  column that needs to wrap somewhere",
+	}
+	got := plain[len(plain)-len(want):]
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d = %q, want %q\nall:\n%s", i, got[i], want[i], strings.Join(plain, "\n"))
+		}
+	}
+}
