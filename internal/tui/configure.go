@@ -344,6 +344,8 @@ func (s *scopedModels) view(m *Model, w, h int) string {
 // through (nil values: a boolean).
 type settingDef struct {
 	key    string
+	desc   string
+	def    any // the value when the setting is not set
 	values []any
 	apply  func(m *Model, v any)
 	// onRestart: the running UI cannot switch; the value is saved for the
@@ -352,28 +354,28 @@ type settingDef struct {
 }
 
 var settingDefs = []settingDef{
-	{key: "theme", values: []any{"system", "dark", "light", "light/dark"}, apply: func(m *Model, v any) {
+	{key: "theme", desc: "Built-in or custom theme name; system derives colours from the terminal", def: "system", values: []any{"system", "dark", "light", "light/dark"}, apply: func(m *Model, v any) {
 		m.opts.ThemeSetting = fmt.Sprint(v)
 		m.applyThemeSetting()
 	}},
-	{key: "hideThinkingBlock", apply: func(m *Model, v any) { m.tr.SetThinkingHidden(v == true) }},
-	{key: "tuiMode", values: []any{"fullscreen", "regular"}, onRestart: true},
-	{key: "fullscreenScrollbar", values: []any{"auto", "always", "hidden"}, apply: func(m *Model, v any) { m.opts.FullscreenScrollbar = fmt.Sprint(v) }},
-	{key: "doubleEscapeAction", values: []any{"tree", "fork", "none"}, apply: func(m *Model, v any) { m.opts.DoubleEscapeAction = fmt.Sprint(v) }},
-	{key: "treeFilterMode", values: []any{"default", "no-tools", "user-only", "labeled-only", "all"}, apply: func(m *Model, v any) { m.opts.TreeFilterMode = fmt.Sprint(v) }},
-	{key: "steeringMode", values: []any{"one-at-a-time", "all"}},
-	{key: "followUpMode", values: []any{"one-at-a-time", "all"}},
-	{key: "quietStartup"},
-	{key: "showHardwareCursor", apply: func(m *Model, v any) { m.opts.ShowHardwareCursor = v == true }},
-	{key: "outputPad", values: []any{0, 1}, onRestart: true},
-	{key: "editorPaddingX", values: []any{0, 1, 2, 3}, apply: func(m *Model, v any) { m.opts.EditorPaddingX, _ = v.(int) }},
-	{key: "autocompleteMaxVisible", values: []any{3, 5, 8, 10, 15, 20}, apply: func(m *Model, v any) {
+	{key: "hideThinkingBlock", desc: "Hide thinking blocks in the transcript", def: false, apply: func(m *Model, v any) { m.tr.SetThinkingHidden(v == true) }},
+	{key: "tuiMode", desc: "Interactive terminal UI mode", def: "fullscreen", values: []any{"fullscreen", "regular"}, onRestart: true},
+	{key: "fullscreenScrollbar", desc: "Fullscreen transcript scrollbar behaviour", def: "auto", values: []any{"auto", "always", "hidden"}, apply: func(m *Model, v any) { m.opts.FullscreenScrollbar = fmt.Sprint(v) }},
+	{key: "doubleEscapeAction", desc: "Action for double Escape with an empty editor", def: "tree", values: []any{"tree", "fork", "none"}, apply: func(m *Model, v any) { m.opts.DoubleEscapeAction = fmt.Sprint(v) }},
+	{key: "treeFilterMode", desc: "Initial filter used by /tree", def: "default", values: []any{"default", "no-tools", "user-only", "labeled-only", "all"}, apply: func(m *Model, v any) { m.opts.TreeFilterMode = fmt.Sprint(v) }},
+	{key: "steeringMode", desc: "How queued steering messages are delivered", def: "one-at-a-time", values: []any{"one-at-a-time", "all"}},
+	{key: "followUpMode", desc: "How queued follow-up messages are delivered", def: "one-at-a-time", values: []any{"one-at-a-time", "all"}},
+	{key: "quietStartup", desc: "Hide the startup header and loaded-resource listing", def: false},
+	{key: "showHardwareCursor", desc: "Show the terminal cursor for input methods", def: false, apply: func(m *Model, v any) { m.opts.ShowHardwareCursor = v == true }},
+	{key: "outputPad", desc: "Horizontal transcript padding", def: 1, values: []any{0, 1}, onRestart: true},
+	{key: "editorPaddingX", desc: "Horizontal editor padding, 0 to 3 cells", def: 0, values: []any{0, 1, 2, 3}, apply: func(m *Model, v any) { m.opts.EditorPaddingX, _ = v.(int) }},
+	{key: "autocompleteMaxVisible", desc: "Visible autocomplete entries, 3 to 20", def: 5, values: []any{3, 5, 8, 10, 15, 20}, apply: func(m *Model, v any) {
 		n, _ := v.(int)
 		m.ed.SetMaxVisible(n)
 	}},
-	{key: "branchSummary.skipPrompt", apply: func(m *Model, v any) { m.opts.BranchSummarySkip = v == true }},
-	{key: "compaction.enabled"},
-	{key: "retry.enabled"},
+	{key: "branchSummary.skipPrompt", desc: "Skip the branch-summary prompt and default to no summary", def: false, apply: func(m *Model, v any) { m.opts.BranchSummarySkip = v == true }},
+	{key: "compaction.enabled", desc: "Enable automatic compaction", def: true},
+	{key: "retry.enabled", desc: "Retry transient failures automatically", def: true},
 }
 
 func (m *Model) applyThemeSetting() {
@@ -388,12 +390,12 @@ func (m *Model) openSettings() {
 	}
 	var items []selectItem
 	for i, d := range settingDefs {
-		items = append(items, selectItem{label: d.key, detail: fmt.Sprint(c.Setting(d.key)), value: i})
+		items = append(items, selectItem{label: d.key, detail: fmt.Sprint(settingValue(c, d)), desc: d.desc, value: i})
 	}
 	var s *selectList
 	s = newSelect("Settings", items, func(m *Model, it selectItem) tea.Cmd {
 		d := settingDefs[it.value.(int)]
-		next := nextValue(d, c.Setting(d.key))
+		next := nextValue(d, settingValue(c, d))
 		if d.apply != nil {
 			d.apply(m, next)
 		}
@@ -413,6 +415,14 @@ func (m *Model) openSettings() {
 	})
 	s.hint = "enter changes the value (saved to your settings) · esc close"
 	m.overlay = s
+}
+
+// settingValue is a setting's value, or its default when it is not set.
+func settingValue(c Configurator, d settingDef) any {
+	if v := c.Setting(d.key); v != nil {
+		return v
+	}
+	return d.def
 }
 
 func nextValue(d settingDef, cur any) any {

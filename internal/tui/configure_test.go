@@ -106,3 +106,36 @@ func TestSettingsRestartNote(t *testing.T) {
 		t.Fatalf("no restart note:\n%s", fr)
 	}
 }
+
+// /settings shows values in one column (defaults for unset keys) and the
+// selected setting's description.
+func TestSettingsAlignedWithDescriptions(t *testing.T) {
+	f := tuitest.NewFake()
+	d := start(t, f, opts(), 100, 40)
+	d.Type("/settings")
+	d.Press("escape", "enter")
+	fr := d.Frame()
+	col := map[string]int{}
+	for _, l := range strings.Split(fr, "\n") {
+		for _, kv := range [][2]string{{"theme", "system"}, {"hideThinkingBlock", "false"}, {"autocompleteMaxVisible", "5"}} {
+			if strings.HasPrefix(strings.TrimLeft(l, " ›"), kv[0]+" ") {
+				i := strings.Index(l, "  "+kv[1])
+				if i < 0 {
+					t.Errorf("%s row shows no %q: %q", kv[0], kv[1], l)
+					continue
+				}
+				col[kv[0]] = len([]rune(l[:i]))
+			}
+		}
+	}
+	if len(col) != 3 || col["theme"] != col["hideThinkingBlock"] || col["theme"] != col["autocompleteMaxVisible"] {
+		t.Errorf("value columns %v:\n%s", col, fr)
+	}
+	if !strings.Contains(fr, "Built-in or custom theme name") {
+		t.Errorf("no description for the selected setting:\n%s", fr)
+	}
+	d.Press("down")
+	if !strings.Contains(d.Frame(), "Hide thinking blocks in the transcript") {
+		t.Errorf("description does not follow the selection:\n%s", d.Frame())
+	}
+}

@@ -19,6 +19,7 @@ type overlay interface {
 type selectItem struct {
 	label  string
 	detail string
+	desc   string // shown under the list for the selected item
 	value  any
 }
 
@@ -130,10 +131,18 @@ func (s *selectList) view(m *Model, w, h int) string {
 	}
 	hintRows := 1 + ansi.StringWidth(s.hint)/max(10, w)
 	rows := max(1, h-len(lines)-1-hintRows)
+	if s.hasDesc() {
+		rows = max(1, rows-2)
+	}
 	lines = append(lines, listRows(m, w, rows, len(s.shown), s.selected, func(i int) (string, string) {
 		it := s.items[s.shown[i]]
 		return it.label, it.detail
 	})...)
+	if len(s.shown) > 0 {
+		if d := s.items[s.shown[s.selected]].desc; d != "" {
+			lines = append(lines, "", th.Fg("muted", ansi.Truncate("  "+d, w, "…")))
+		}
+	}
 	hint := s.hint
 	if hint == "" {
 		hint = fmt.Sprintf("%s select · %s cancel", m.km.Label("tui.select.confirm"), m.km.Label("tui.select.cancel"))
@@ -144,25 +153,42 @@ func (s *selectList) view(m *Model, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// listRows draws a window of n rows around the selection.
+func (s *selectList) hasDesc() bool {
+	for _, it := range s.items {
+		if it.desc != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// listRows draws a window of n rows around the selection, details in one
+// column after the widest label (labels wider than half the width are
+// cut).
 func listRows(m *Model, w, rows, n, selected int, row func(i int) (string, string)) []string {
 	th := m.th
 	if n == 0 {
 		return []string{th.Fg("muted", "  (no matches)")}
 	}
+	labelW := 0
+	for i := 0; i < n; i++ {
+		label, _ := row(i)
+		labelW = max(labelW, ansi.StringWidth(label))
+	}
+	labelW = min(labelW, max(8, (w-4)/2))
 	first := max(0, min(selected-rows/2, n-rows))
 	var out []string
 	for i := first; i < min(n, first+rows); i++ {
 		label, detail := row(i)
-		line := "  " + label
-		if detail != "" {
-			line += "  " + th.Fg("muted", detail)
-		}
-		line = ansi.Truncate(line, w, "…")
+		label = ansi.Truncate(label, labelW, "…")
+		role, mark := "text", "  "
 		if i == selected {
-			line = th.Fg("accent", "› ") + th.Fg("accent", ansi.Truncate(label, w-2, "…"))
-			if detail != "" && ansi.StringWidth(label)+4 < w {
-				line += "  " + th.Fg("muted", ansi.Truncate(detail, w-ansi.StringWidth(label)-4, "…"))
+			role, mark = "accent", th.Fg("accent", "› ")
+		}
+		line := mark + th.Fg(role, label)
+		if detail != "" {
+			if room := w - 2 - labelW - 2; room > 0 {
+				line += strings.Repeat(" ", labelW-ansi.StringWidth(label)+2) + th.Fg("muted", ansi.Truncate(detail, room, "…"))
 			}
 		}
 		out = append(out, line)
