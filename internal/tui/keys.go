@@ -39,6 +39,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
+	if m.ed.CompletionOpen() && m.is("app.clear", k) {
+		// ctrl+c closes the list and still clears (or exits): the list
+		// must not swallow the key people press to get out.
+		m.ed.CloseCompletion()
+	}
 	if m.ed.CompletionOpen() {
 		if out, cmd := m.ed.HandleKey(k); out != editor.Ignored {
 			return m.afterEditor(out, cmd)

@@ -64,3 +64,23 @@ func TestHomeEndMoveCursorWhileTyping(t *testing.T) {
 		t.Errorf("editor = %q, want <middle>", got)
 	}
 }
+
+// ctrl+c with the slash-command list open clears the editor (and closes
+// the list), as it does without the list.
+func TestCtrlCWithCompletionOpenClears(t *testing.T) {
+	f := tuitest.NewFake()
+	m := tui.New(context.Background(), f, opts())
+	t.Cleanup(f.Subscribe(m.Deliver))
+	d := tuitest.NewDriver(m, 80, 24)
+	d.Type("/mo")
+	if !strings.Contains(d.Frame(), "/model") {
+		t.Fatalf("no completion list:\n%s", d.Frame())
+	}
+	d.Press("ctrl+c")
+	if got := tui.EditorValue(m); got != "" {
+		t.Errorf("editor = %q after ctrl+c, want empty", got)
+	}
+	if strings.Contains(d.Frame(), "/model") {
+		t.Errorf("list still open:\n%s", d.Frame())
+	}
+}

@@ -61,6 +61,9 @@ func (c *completion) close()     { c.active, c.items, c.selected = false, nil, 0
 // CompletionOpen reports whether the suggestion list is showing.
 func (e *Editor) CompletionOpen() bool { return e.complete.open() }
 
+// CloseCompletion hides the suggestion list.
+func (e *Editor) CloseCompletion() { e.complete.close() }
+
 // SetCompleter installs the provider of @file and /command suggestions.
 func (e *Editor) SetCompleter(c Completer) { e.complete.provider = c }
 
