@@ -29,7 +29,7 @@ var indexDir = func() string {
 	return filepath.Join(d, "relay", "session-index")
 }
 
-const indexVersion = 1
+const indexVersion = 2 // 2: the system prompt is not counted
 
 // minCachedBytes: stores smaller than this are scanned directly (a few
 // milliseconds), so small and temporary directories leave no cache behind.

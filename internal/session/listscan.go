@@ -120,7 +120,11 @@ func (s *scanState) scan(path string, data []byte) error {
 		}
 		switch typ, role := classify(line); typ {
 		case TypeMessage:
-			s.Count++
+			if role != llm.RoleSystem {
+				// The system prompt is not a message of the
+				// conversation; /resume counts what was said.
+				s.Count++
+			}
 			if role == llm.RoleUser || role == llm.RoleAssistant {
 				lastActivity = line
 				if role == llm.RoleUser && s.FirstMessage == "" && s.FirstTries < maxFirstTries {

@@ -372,7 +372,7 @@ func TestListAndFind(t *testing.T) {
 	for _, s := range list {
 		byID[s.ID] = s
 	}
-	if s := byID["aaaa-1"]; s.MessageCount != 4 || s.FirstMessage != "first a1" || s.Cwd != "/proj/a" || s.Modified.IsZero() {
+	if s := byID["aaaa-1"]; s.MessageCount != 3 || s.FirstMessage != "first a1" || s.Cwd != "/proj/a" || s.Modified.IsZero() {
 		t.Errorf("info %+v", s)
 	}
 	if s := byID["aaaa-2"]; s.Name != "Named" {
