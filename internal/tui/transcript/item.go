@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -35,6 +36,8 @@ type item struct {
 	done    bool
 
 	text string        // user, error, notice, custom, summary text; tool/bash label
+	// summary: its label ("[branch]") and collapsed one-line title
+	label, head string
 	doc  *markdown.Doc // assistant text
 	buf  strings.Builder
 
@@ -166,8 +169,19 @@ func (it *item) draw(c *renderCtx, width int) []string {
 			out = append(out, pad+th.Fg("muted", l))
 		}
 		return out
-	case KindCustom, KindSummary:
+	case KindCustom:
 		return boxed(th, "customMessageBg", "customMessageText", wrapPlain(it.text, inner-2), width)
+	case KindSummary:
+		// Collapsed like tool output: a summary is long and was written
+		// for the model; ctrl+o shows it.
+		lines := []string{th.Fg("customMessageLabel", theme.Bold(it.label)), ""}
+		if !c.toolsExpanded {
+			lines = append(lines, it.head+th.Fg("dim", " (ctrl+o to expand)"))
+		} else {
+			lines = append(lines, theme.Bold(it.head), "")
+			lines = append(lines, wrapHanging(it.text, inner-2)...)
+		}
+		return boxed(th, "customMessageBg", "customMessageText", lines, width)
 	}
 	return nil
 }
@@ -261,6 +275,29 @@ func hangColumn(line string) int {
 		}
 	}
 	return col
+}
+
+var summaryTag = regexp.MustCompile(`(?s)<([a-z][a-z-]*)>\n?(.*?)\n?</([a-z][a-z-]*)>`)
+
+// readableSummary turns the file lists a summary carries for the model
+// (<read-files>…</read-files>) into titled, indented lists.
+func readableSummary(s string) string {
+	return summaryTag.ReplaceAllStringFunc(s, func(m string) string {
+		g := summaryTag.FindStringSubmatch(m)
+		if g[1] != g[3] {
+			return m
+		}
+		title := strings.ReplaceAll(g[1], "-", " ")
+		title = strings.ToUpper(title[:1]) + title[1:] + ":"
+		var b strings.Builder
+		b.WriteString(title)
+		for _, l := range strings.Split(strings.TrimSpace(g[2]), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				b.WriteString("\n  " + l)
+			}
+		}
+		return b.String()
+	})
 }
 
 func sanitize(s string) string {

@@ -218,9 +218,10 @@ func (t *Transcript) AddMessage(m llm.Message) {
 			t.add(&item{kind: KindCustom, text: "[" + m.CustomType + "] " + contentText(m.Content), done: true})
 		}
 	case *llm.BranchSummaryMessage:
-		t.add(&item{kind: KindSummary, text: "Branch summary\n\n" + m.Summary, done: true})
+		t.add(&item{kind: KindSummary, label: "[branch]", head: "Branch summary", text: readableSummary(m.Summary), done: true})
 	case *llm.CompactionSummaryMessage:
-		t.add(&item{kind: KindSummary, text: fmt.Sprintf("Compacted %d tokens\n\n%s", m.TokensBefore, m.Summary), done: true})
+		t.add(&item{kind: KindSummary, label: "[compaction]", head: fmt.Sprintf("Compacted from %d tokens", m.TokensBefore),
+			text: readableSummary(m.Summary), done: true})
 	}
 }
 

@@ -330,3 +330,37 @@ func TestNoticeWrapsUnderItsColumn(t *testing.T) {
 		}
 	}
 }
+
+// A branch summary is collapsed like tool output, and expanded it shows
+// its file lists as lists, not as the tags written for the model.
+func TestBranchSummaryCollapsed(t *testing.T) {
+	tr := newT()
+	tr.AddMessage(&llm.BranchSummaryMessage{Summary: "## Goal\nFix the parser.\n\n<read-files>\nparse.go\nlex.go\n</read-files>\n\n<modified-files>\nparse.go\n</modified-files>"})
+	text := func() string {
+		var b strings.Builder
+		for _, l := range tr.Live(60) {
+			b.WriteString(strings.TrimRight(ansi.Strip(l), " ") + "\n")
+		}
+		for _, l := range tr.TakeCommitted(60) {
+			b.WriteString(strings.TrimRight(ansi.Strip(l), " ") + "\n")
+		}
+		return b.String()
+	}
+	collapsed := text()
+	if !strings.Contains(collapsed, "Branch summary (ctrl+o to expand)") || strings.Contains(collapsed, "Fix the parser") {
+		t.Errorf("collapsed:\n%s", collapsed)
+	}
+	tr2 := newT()
+	tr2.SetToolsExpanded(true)
+	tr2.AddMessage(&llm.BranchSummaryMessage{Summary: "## Goal\nFix the parser.\n\n<read-files>\nparse.go\nlex.go\n</read-files>\n\n<modified-files>\nparse.go\n</modified-files>"})
+	tr = tr2
+	expanded := text()
+	for _, want := range []string{"Fix the parser.", "Read files:", "  lex.go", "Modified files:"} {
+		if !strings.Contains(expanded, want) {
+			t.Errorf("expanded lacks %q:\n%s", want, expanded)
+		}
+	}
+	if strings.Contains(expanded, "<read-files>") || strings.Contains(expanded, "</modified-files>") {
+		t.Errorf("raw tags shown:\n%s", expanded)
+	}
+}
