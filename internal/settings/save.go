@@ -52,7 +52,8 @@ func saveFile(path string, edit func(*Object) error) error {
 		if err != nil {
 			return fmt.Errorf("encode settings %s: %w", path, err)
 		}
-		return writeAtomic(path, out)
+		// A text file ends with a newline (editors and git expect one).
+		return writeAtomic(path, append(out, '\n'))
 	})
 }
 

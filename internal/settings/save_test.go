@@ -80,7 +80,7 @@ func TestSaveCreatesFile(t *testing.T) {
 	if err := SetDefaultThinkingLevel(agent, llm.ThinkingXHigh); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(agent, "settings.json")); got != "{\n  \"defaultThinkingLevel\": \"xhigh\"\n}" {
+	if got := readFile(t, filepath.Join(agent, "settings.json")); got != "{\n  \"defaultThinkingLevel\": \"xhigh\"\n}\n" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -218,5 +218,19 @@ func TestParseKey(t *testing.T) {
 				t.Errorf("keyString(ParseKey(%q)) = %q", tt.in, back)
 			}
 		}
+	}
+}
+
+func TestSavedFileEndsWithNewline(t *testing.T) {
+	dir := t.TempDir()
+	if err := SetUser(dir, []string{"theme"}, "dark"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(data), "}\n") || strings.HasSuffix(string(data), "\n\n") {
+		t.Errorf("settings.json = %q, want one final newline", data)
 	}
 }
