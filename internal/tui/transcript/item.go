@@ -36,10 +36,11 @@ type item struct {
 	done    bool
 
 	text string        // user, error, notice, custom, summary text; tool/bash label
-	// summary: its label ("[branch]") and collapsed one-line title
-	label, head string
 	doc  *markdown.Doc // assistant text
 	buf  strings.Builder
+
+	// summary: its label ("[branch]") and collapsed one-line title
+	label, head string
 
 	// tool call
 	toolID, toolName string
