@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"internal/tui/transcript":          4,
 	"internal/tui/markdown":            3,
 	"internal/tui/markdown/lexers":     1,
+	"internal/tui/markdown/mermaid":    0,
 	"internal/tui/keymap":              2,
 	"internal/tui/theme":               2,
 	"internal/tui/tuitest":             6, // test helper that drives tui (L5)

@@ -185,7 +185,7 @@ func (d *Doc) Lines(width int) []string {
 	for i := range d.done {
 		c := &d.done[i]
 		if c.lines == nil || c.width != width {
-			c.lines = d.r.Render(strings.TrimRight(s[c.start:c.end], "\n"), width)
+			c.lines = d.r.render(strings.TrimRight(s[c.start:c.end], "\n"), width, false)
 			c.width = width
 		}
 		if len(c.lines) == 0 {
@@ -207,7 +207,7 @@ func (d *Doc) Lines(width int) []string {
 		stale = false // keep the previous render for this frame
 	}
 	if stale {
-		d.tail = d.r.Render(s[d.tailStart:], width)
+		d.tail = d.r.render(s[d.tailStart:], width, !d.finished)
 		d.tailSrc = len(s)
 		d.tailAt = time.Now()
 	}

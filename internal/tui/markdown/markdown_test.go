@@ -181,15 +181,69 @@ func TestLongOpenCodeBlockStreamsIncrementally(t *testing.T) {
 
 func TestMermaidBlocks(t *testing.T) {
 	src := "```mermaid\ngraph TD\n  A-->B\n```\n"
-	for _, mode := range []string{"off", "final", "streaming"} {
-		r := NewRenderer(Options{Theme: theme.Builtin("dark"), Mermaid: mode})
+	drawn := func(out string) bool { return strings.Contains(out, "┌─┴─┐") || strings.Contains(out, "│ B │") }
+	for _, tt := range []struct {
+		mode     string
+		finished bool
+		drawn    bool
+	}{
+		{"off", true, false},
+		{"final", true, true},
+		{"final", false, false},
+		{"streaming", false, true},
+		{"streaming", true, true},
+	} {
+		r := NewRenderer(Options{Theme: theme.Builtin("dark"), Mermaid: tt.mode})
 		d := r.NewDoc()
 		d.Append(src)
-		d.Finish()
-		out := ansi.Strip(strings.Join(d.Lines(60), "\n"))
-		labelled := strings.Contains(out, "Mermaid diagram (source shown; diagrams are not drawn)")
-		if labelled == (mode == "off") || !strings.Contains(out, "A-->B") {
-			t.Errorf("%s:\n%s", mode, out)
+		if tt.finished {
+			d.Finish()
 		}
+		out := ansi.Strip(strings.Join(d.Lines(60), "\n"))
+		if drawn(out) != tt.drawn || drawn(out) == strings.Contains(out, "A-->B") {
+			t.Errorf("%s finished=%v: drawn=%v\n%s", tt.mode, tt.finished, drawn(out), out)
+		}
+		if !tt.drawn && tt.mode == "final" && !strings.Contains(out, "drawn when the answer is complete") {
+			t.Errorf("final while streaming: no label\n%s", out)
+		}
+	}
+}
+
+// Diagrams that cannot be drawn show their source, labelled with why.
+func TestMermaidFallbacks(t *testing.T) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark"), Mermaid: "streaming"})
+	for _, tt := range []struct {
+		src   string
+		width int
+		note  string
+	}{
+		{"```mermaid\npie title Pets\n  \"Dogs\" : 3\n```", 80, "Mermaid pie diagram (source shown; only flowcharts and sequence diagrams are drawn)"},
+		{"```mermaid\ngraph LR\n  A[a long label here] --> B[another long label]\n```", 30, "it needs 48 columns"},
+		{"```mermaid\ngraph TD\n  A --> B\n  C[oops --> D\n```", 80, "Mermaid diagram not drawn: skipped"},
+	} {
+		out := ansi.Strip(strings.Join(r.Render(tt.src, tt.width), "\n"))
+		if !strings.Contains(out, tt.note) || !strings.Contains(out, "```mermaid") {
+			t.Errorf("width %d:\n%s\nwant note %q", tt.width, out, tt.note)
+		}
+	}
+}
+
+// A diagram is laid out once per source, however often it is redrawn.
+func TestMermaidCached(t *testing.T) {
+	r := NewRenderer(Options{Theme: theme.Builtin("dark"), Mermaid: "final"})
+	src := "```mermaid\nsequenceDiagram\n  A->>B: hi\n```"
+	first := r.Render(src, 80)
+	art := r.mermaid.m["sequenceDiagram\n  A->>B: hi\n"].art
+	if art == nil {
+		t.Fatalf("not cached: %v", r.mermaid.m)
+	}
+	for w := 40; w < 60; w++ {
+		r.Render(src, w)
+	}
+	if len(r.mermaid.m) != 1 || r.mermaid.m["sequenceDiagram\n  A->>B: hi\n"].art != art {
+		t.Error("laid out again")
+	}
+	if strings.Join(first, "\n") != strings.Join(r.Render(src, 80), "\n") {
+		t.Error("cached drawing differs")
 	}
 }

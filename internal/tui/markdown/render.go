@@ -27,24 +27,25 @@ type Options struct {
 	// Hyperlinks emits OSC 8 links (terminal.hyperlinks).
 	Hyperlinks bool
 	// Mermaid is markdown.mermaid: "off" draws mermaid blocks as any other
-	// code; otherwise ("final", "streaming") they get a label saying the
-	// source is shown (relay does not draw diagrams in the terminal).
+	// code; "final" draws flowcharts and sequence diagrams once the text
+	// is complete, "streaming" also while it streams in. Diagrams that
+	// cannot be drawn (another kind, too wide) show their source with a
+	// label saying why.
 	Mermaid string
 }
 
 // fence is the opening line of a code block.
 func (r *Renderer) fence(lang string) string {
-	th := r.opts.Theme
-	if strings.EqualFold(lang, "mermaid") && r.opts.Mermaid != "off" {
-		return th.Fg("mdCodeBlockBorder", "```mermaid") + " " + th.Fg("muted", "Mermaid diagram (source shown; diagrams are not drawn)")
-	}
-	return th.Fg("mdCodeBlockBorder", "```"+lang)
+	return r.opts.Theme.Fg("mdCodeBlockBorder", "```"+lang)
 }
 
 // Renderer draws markdown. Safe for use from one goroutine at a time.
 type Renderer struct {
 	opts Options
 	md   goldmark.Markdown
+	// streaming: the text being rendered is still growing.
+	streaming bool
+	mermaid   mermaidCache
 }
 
 // NewRenderer builds a renderer; goldmark is set up here, not at init.
@@ -60,6 +61,11 @@ func (r *Renderer) Theme() *theme.Theme { return r.opts.Theme }
 
 // Render draws src at width and returns self-contained lines.
 func (r *Renderer) Render(src string, width int) []string {
+	return r.render(src, width, false)
+}
+
+func (r *Renderer) render(src string, width int, streaming bool) []string {
+	r.streaming = streaming
 	if width < 4 {
 		width = 4
 	}
@@ -164,8 +170,18 @@ func (w *walker) code(n ast.Node, lang string, width int) []string {
 	}
 	th := w.th
 	indent := w.r.opts.CodeBlockIndent
-	body := Highlight(th, strings.ReplaceAll(sb.String(), "\t", "    "), lang)
 	out := []string{w.r.fence(lang)}
+	if isMermaid(lang) && w.r.opts.Mermaid != "off" {
+		lines, note := w.r.diagram(sb.String(), width-ansi.StringWidth(indent))
+		if note == "" {
+			for i, l := range lines {
+				lines[i] = indent + l
+			}
+			return lines
+		}
+		out[0] += " " + th.Fg("muted", note)
+	}
+	body := Highlight(th, strings.ReplaceAll(sb.String(), "\t", "    "), lang)
 	avail := max(4, width-ansi.StringWidth(indent))
 	for _, l := range body {
 		if ansi.StringWidth(l) > avail {
