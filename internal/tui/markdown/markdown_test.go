@@ -181,7 +181,9 @@ func TestLongOpenCodeBlockStreamsIncrementally(t *testing.T) {
 
 func TestMermaidBlocks(t *testing.T) {
 	src := "```mermaid\ngraph TD\n  A-->B\n```\n"
-	drawn := func(out string) bool { return strings.Contains(out, "┌─┴─┐") || strings.Contains(out, "│ B │") }
+	drawn := func(out string) bool {
+		return strings.Contains(out, "┌─┴─┐") || strings.Contains(out, "│ B │")
+	}
 	for _, tt := range []struct {
 		mode     string
 		finished bool

@@ -8,7 +8,7 @@ import (
 // seg is one hop of an edge between adjacent ranks (long edges pass
 // through dummy nodes).
 type seg struct {
-	upper, lower int // node indexes; rank(lower) = rank(upper)+1
+	upper, lower int  // node indexes; rank(lower) = rank(upper)+1
 	up           bool // the edge points toward the upper rank
 	arrow        bool // this hop ends at the edge's target
 	edge         int

@@ -23,9 +23,9 @@ type fnode struct {
 	dummy bool
 
 	rank, order  int
-	rsize, osize int // extent along the rank axis and the order axis
-	pos          int // order-axis start
-	inLabel      int // widest label of an edge arriving here
+	rsize, osize int   // extent along the rank axis and the order axis
+	pos          int   // order-axis start
+	inLabel      int   // widest label of an edge arriving here
 	minority     bool  // a hop against the flow attaches here (off-centre)
 	style        uint8 // a dummy's line style (its edge's)
 }
