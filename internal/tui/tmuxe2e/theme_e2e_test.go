@@ -92,3 +92,20 @@ func TestE2EFallbackThemeNotFaint(t *testing.T) {
 		t.Errorf("typing after an answer drawn faint (found=%v)", found)
 	}
 }
+
+// Issue 17 item 11: a mermaid block in an answer is drawn as a diagram.
+func TestE2EMermaidDrawn(t *testing.T) {
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "Here:\n\n```mermaid\nflowchart LR\n  A[Client] -->|req| B(Server)\n```\n\nand\n\n```mermaid\nsequenceDiagram\n  Alice->>Bob: hello\n```\n\ndone", ChunkSize: 7}}}, nil)
+	e.start()
+	e.text("draw")
+	e.keys("Enter")
+	s := e.waitFor("done", 10*time.Second)
+	for _, want := range []string{"│ Client ├", "req─▶│ Server │", "│ Alice │", "├──────", "▶│"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "```mermaid") {
+		t.Errorf("source shown:\n%s", s)
+	}
+}
