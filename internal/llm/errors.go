@@ -166,8 +166,29 @@ func ClassifyHTTP(status int, h http.Header, body []byte) *ProviderError {
 		}
 		msg = fmt.Sprintf("%d %s", status, b)
 	}
-	ra, _ := ParseRetryAfter(h, time.Now())
+	ra, hinted := ParseRetryAfter(h, time.Now())
+	if !hinted {
+		ra, _ = retryDelayInBody(body)
+	}
 	return &ProviderError{Kind: classify(status, typ, text+" "+string(body)), Status: status, RetryAfter: ra, Message: msg}
+}
+
+// retryDelayRe finds Google's RetryInfo in an error body:
+// "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "34s"}].
+var retryDelayRe = regexp.MustCompile(`"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"`)
+
+// retryDelayInBody reads the delay a Google error body asks for (Gemini
+// sends it there, not in Retry-After).
+func retryDelayInBody(body []byte) (time.Duration, bool) {
+	m := retryDelayRe.FindSubmatch(body)
+	if m == nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
 }
 
 // StreamError builds the error of an error event inside a 200 stream

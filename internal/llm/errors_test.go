@@ -184,6 +184,11 @@ func TestSendRetryDelays(t *testing.T) {
 			retries: 4, requests: 5, ok: true, ranges: [][2]time.Duration{
 				{375 * time.Millisecond, 500 * time.Millisecond}, {750 * time.Millisecond, time.Second},
 				{1500 * time.Millisecond, 2 * time.Second}, {3 * time.Second, 4 * time.Second}}},
+		{name: "google retryDelay in the body", answers: []func(http.ResponseWriter){func(w http.ResponseWriter) {
+			w.WriteHeader(429)
+			io.WriteString(w, `[{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED",`+
+				`"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2.5s"}]}}]`)
+		}}, retries: 2, requests: 2, ok: true, delays: []time.Duration{2500 * time.Millisecond}},
 		{name: "x-should-retry false", answers: []func(http.ResponseWriter){status(503, "X-Should-Retry", "false")},
 			retries: 2, requests: 1},
 		{name: "x-should-retry true on a 409", answers: []func(http.ResponseWriter){status(409, "X-Should-Retry", "true", "Retry-After", "0")},

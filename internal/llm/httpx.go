@@ -62,7 +62,8 @@ func ApplyHeaders(h http.Header, model *Model, req *Request) {
 //     true, never an answer that says false) are retried
 //     up to req.MaxRetries times. Nothing has streamed yet, so this is
 //     invisible to the caller, as in the official SDKs. The wait is the
-//     server's Retry-After / retry-after-ms when given, else backoff
+//     server's Retry-After / retry-after-ms (Google: the RetryInfo
+//     retryDelay of the body) when given, else backoff
 //     (0.5s doubling to 8s, with jitter). A requested delay above
 //     req.MaxRetryDelay (when set) fails at once instead, with the delay in
 //     the message, leaving the decision to the agent-level retry.
@@ -183,7 +184,11 @@ func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq fun
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
 		cancel(nil)
-		return nil, ClassifyHTTP(resp.StatusCode, resp.Header, body), adviceFrom(resp.Header)
+		a = adviceFrom(resp.Header)
+		if !a.hinted {
+			_, a.hinted = retryDelayInBody(body)
+		}
+		return nil, ClassifyHTTP(resp.StatusCode, resp.Header, body), a
 	}
 	resp.Body = newGuardedBody(resp.Body, req, cancel)
 	return resp, nil, a

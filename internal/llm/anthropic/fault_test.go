@@ -109,3 +109,10 @@ func TestFaults(t *testing.T) {
 func TestStalls(t *testing.T) {
 	llmtest.RunFaultCases(t, llmtest.Target{Client: New(), Model: sonnet}, llmtest.StallCases())
 }
+
+// TestRetries runs the shared provider-level retry cases against the
+// Anthropic client.
+func TestRetries(t *testing.T) {
+	llmtest.RunFaultCases(t, llmtest.Target{Client: New(), Model: sonnet},
+		llmtest.RetryCases(errBody("api_error", "Internal server error"), errBody("rate_limit_error", "slow down")))
+}

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -95,8 +96,28 @@ func FaultCases(f Faults) []FaultCase {
 		{Name: "stream ends early", Responses: with(Fault{Stall: Duration(time.Millisecond)}),
 			Kind: llm.ErrNetwork, Retryable: true, MsgHas: f.EarlyEndHas, KeepText: "partial answer", Requests: 1},
 	}
+	cases = append(cases, RetryCases(f.Server.Body, f.RateLimit.Body)...)
 	cases = append(cases, StallCases()...)
 	return append(cases, f.Extra...)
+}
+
+// RetryCases are the transient failures the provider client retries by
+// itself before anything streamed (no Retry-After: backoff through the
+// injected Sleep, so nothing really waits), given the API's 5xx and 429
+// bodies: the caller sees one answer, or the last failure when the
+// retries run out.
+func RetryCases(serverBody, rateLimitBody string) []FaultCase {
+	noSleep := func(context.Context, time.Duration) error { return nil }
+	fail := func(status int, body string) Response { return Response{Fault: &Fault{Status: status, Body: body}} }
+	return []FaultCase{
+		{Name: "retry: 503 then success", Responses: []Response{fail(503, serverBody), {Text: "recovered"}},
+			Req: llm.Request{MaxRetries: 2, Sleep: noSleep}, KeepText: "recovered", Requests: 2},
+		{Name: "retry: 429, 529, 500 then success", Responses: []Response{fail(429, rateLimitBody), fail(529, serverBody),
+			fail(500, serverBody), {Text: "recovered"}},
+			Req: llm.Request{MaxRetries: 3, Sleep: noSleep}, KeepText: "recovered", Requests: 4},
+		{Name: "retry: 502 and 504 exhausted", Responses: []Response{fail(502, serverBody), fail(504, serverBody), {Text: "never"}},
+			Req: llm.Request{MaxRetries: 1, Sleep: noSleep}, Kind: llm.ErrServer, Retryable: true, MsgHas: "504", Requests: 2},
+	}
 }
 
 // StallCases are the stalling servers every API must survive: the idle
