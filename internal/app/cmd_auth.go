@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -108,7 +107,7 @@ func (r *Runtime) Logout(provider string) (string, error) {
 	}
 	msg := "Removed the auth.json credential of " + provider
 	for _, v := range models.EnvVars(provider) {
-		if os.Getenv(v) != "" {
+		if r.cfg.Env.Get(v) != "" {
 			msg += "\nNote: " + v + " is still set in the environment"
 		}
 	}

@@ -191,7 +191,7 @@ func (r *Runtime) bugMetadata(id, created, hint string, mode BugTranscript) (map
 	}
 	rep := map[string]any{
 		"schemaVersion": 1, "id": id, "createdAt": created, "hint": nullable(hint),
-		"environment":   bugEnvironment(sec),
+		"environment":   bugEnvironment(r.cfg.Env, sec),
 		"session":       sessInfo,
 		"thinkingLevel": string(r.ThinkingLevel()),
 		"harnessCore":   r.hooks.ToolCall.Has(),
@@ -226,9 +226,9 @@ func (r *Runtime) bugMetadata(id, created, hint string, mode BugTranscript) (map
 
 // bugEnvironment describes the machine and terminal; of environment
 // variables only names are listed.
-func bugEnvironment(sec secretSet) map[string]any {
+func bugEnvironment(e config.Env, sec secretSet) map[string]any {
 	env := func(k string) any {
-		if v := os.Getenv(k); v != "" {
+		if v := e.Get(k); v != "" {
 			return v
 		}
 		return nil
@@ -240,8 +240,8 @@ func bugEnvironment(sec secretSet) map[string]any {
 			known[v] = true
 		}
 	}
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
+	for _, k := range e.Names() {
+		v := e.Get(k)
 		switch {
 		case strings.HasPrefix(k, "RELAY_"):
 			relayVars = append(relayVars, k)
@@ -255,7 +255,7 @@ func bugEnvironment(sec secretSet) map[string]any {
 	sort.Strings(relayVars)
 	sort.Strings(providerVars)
 	shell := ""
-	if s := os.Getenv("SHELL"); s != "" {
+	if s := e.Terminal.Shell; s != "" {
 		shell = filepath.Base(s)
 	}
 	return map[string]any{
@@ -263,9 +263,7 @@ func bugEnvironment(sec secretSet) map[string]any {
 		"osRelease": osRelease(), "shell": shell,
 		"terminal": map[string]any{
 			"term": env("TERM"), "program": env("TERM_PROGRAM"), "programVersion": env("TERM_PROGRAM_VERSION"),
-			"colorterm": env("COLORTERM"), "tmux": os.Getenv("TMUX") != "",
-			"ssh": os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_CLIENT") != "" || os.Getenv("SSH_TTY") != "",
-			"ci":  os.Getenv("CI") != "",
+			"colorterm": env("COLORTERM"), "tmux": e.Terminal.Tmux, "ssh": e.Terminal.SSH, "ci": e.Terminal.CI,
 		},
 		"relayEnvironmentVariables":    nonNil(relayVars),
 		"providerEnvironmentVariables": nonNil(providerVars),

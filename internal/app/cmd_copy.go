@@ -72,8 +72,8 @@ func (r *Runtime) copyLastAssistant(ctx context.Context) (CopyResult, error) {
 	if text == "" {
 		return CopyResult{}, ErrNothingToCopy
 	}
-	res := CopyResult{Text: text, OSC52: OSC52(text, os.Getenv("TMUX") != "")}
-	if name, args := clipboardCommand(os.Getenv, exec.LookPath); name != "" {
+	res := CopyResult{Text: text, OSC52: OSC52(text, r.cfg.Env.Terminal.Tmux)}
+	if name, args := clipboardCommand(r.cfg.Env.Get, exec.LookPath); name != "" {
 		res.Tool = filepath.Base(name)
 		res.ToolErr = runClipboard(ctx, name, args, text)
 	}

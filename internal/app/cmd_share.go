@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/export"
 )
 
@@ -79,7 +78,7 @@ func (r *Runtime) share(ctx context.Context) (ShareResult, error) {
 		return ShareResult{}, errors.New("Failed to parse gist ID from gh output")
 	}
 	res := ShareResult{GistURL: url, GistID: id}
-	if base := config.ShareViewerURL(); base != "" {
+	if base := r.cfg.Env.ShareViewerURL; base != "" {
 		res.ViewerURL = base + "#" + id
 	}
 	return res, nil

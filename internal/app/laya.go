@@ -27,17 +27,17 @@ import (
 // URL is laya.baseUrl, else LAYA_BASE_URL, else laya.md's 127.0.0.1:8737
 // (the Docker generation; settings.md's 8000 default belongs to the older
 // host-Python generation).
-func LayaConfig(st *settings.Settings, agentDir string) laya.Config {
+func LayaConfig(st *settings.Settings, agentDir string, env config.Env) laya.Config {
 	l := st.Laya
 	base := l.BaseURL
 	if base == "" {
-		base = config.LayaBaseURLFromEnv()
+		base = env.LayaBaseURL
 	}
 	if base == "" {
 		base = laya.DefaultBaseURL
 	}
 	return laya.Config{
-		Home: filepath.Join(agentDir, "laya"), BaseURL: base, APIKey: strings.TrimSpace(os.Getenv("LAYA_API_KEY")),
+		Home: filepath.Join(agentDir, "laya"), BaseURL: base, APIKey: env.LayaAPIKey,
 		Registry: l.Models, Quota: l.Quota, Policy: l.Policy, MinConfidence: l.MinConfidence,
 		EscalateAfterFailures: l.EscalateAfterFailures, ToolRouting: l.ToolRouting, Telemetry: l.Telemetry,
 		FollowProvider: l.FollowProvider, ModelGroups: l.ModelGroups,
@@ -50,7 +50,7 @@ func LayaConfig(st *settings.Settings, agentDir string) laya.Config {
 // laya.autostart, the background install of the Docker runtime (version is
 // relay's, for the image tag).
 func (r *Runtime) EnableLaya(st *settings.Settings, policyFlag string, interactive bool, version string) {
-	cfg := LayaConfig(st, r.cfg.AgentDir)
+	cfg := LayaConfig(st, r.cfg.AgentDir, r.cfg.Env)
 	// A stored credential for the laya provider wins over LAYA_API_KEY.
 	if r.cfg.Models != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

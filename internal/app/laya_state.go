@@ -355,7 +355,8 @@ func (r *Runtime) setupDocker(st *settings.Settings, cfg laya.Config, interactiv
 	}
 	ls.docker = d
 	ls.router.SetServerBusy(d.Busy)
-	if interactive {
+	// Offline: no automatic image pull or start; /laya start still works.
+	if interactive && !r.cfg.Env.Offline {
 		go func() {
 			if err := d.Ensure(context.Background()); err != nil {
 				ls.router.Notice(err.Error())

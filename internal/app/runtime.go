@@ -14,6 +14,7 @@ import (
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
@@ -35,6 +36,8 @@ type Models interface {
 // Config holds everything the runtime is built from. The CLI fills it from
 // settings and flags.
 type Config struct {
+	// Env is the environment read once by the CLI.
+	Env      config.Env
 	Cwd      string
 	AgentDir string
 	Session  *session.Manager

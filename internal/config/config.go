@@ -25,8 +25,8 @@ const (
 
 // AgentDir returns the agent directory: RELAY_CODING_AGENT_DIR (with a
 // leading ~ expanded, relative paths made absolute) or ~/.relay/agent.
-func AgentDir() (string, error) {
-	if v := os.Getenv(EnvAgentDir); v != "" {
+func (e Env) AgentDir() (string, error) {
+	if v := e.vars[EnvAgentDir]; v != "" {
 		p, err := ExpandHome(v)
 		if err != nil {
 			return "", fmt.Errorf("agent dir %s: %w", EnvAgentDir, err)

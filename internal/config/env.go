@@ -54,61 +54,139 @@ func Truthy(s string) bool {
 	return ok && v
 }
 
-// Offline reports RELAY_OFFLINE: no automatic network activity (catalog
-// refresh, version check).
-func Offline() bool { return Truthy(os.Getenv(EnvOffline)) }
+// Env is the process environment, read once at start (cli.Main) and passed
+// down: every RELAY_* variable, the provider and terminal variables relay
+// consults. Nothing below the CLI calls os.Getenv; tests build an Env from a
+// map.
+type Env struct {
+	vars map[string]string
 
-// SkipVersionCheck reports whether the latest-release check is off, either by
-// RELAY_SKIP_VERSION_CHECK or because relay is offline.
-func SkipVersionCheck() bool {
-	return Truthy(os.Getenv(EnvSkipVersionCheck)) || Offline()
+	// Offline (--offline or RELAY_OFFLINE) stops every automatic network
+	// activity: catalog refresh, version check, Laya image pull and
+	// autostart, package update checks. Requests the person makes (to the
+	// model, /share, /laya start) still go out.
+	Offline bool
+	// SkipVersionCheck is RELAY_SKIP_VERSION_CHECK, or Offline.
+	SkipVersionCheck bool
+	// Telemetry is RELAY_TELEMETRY; TelemetrySet is false when it is absent
+	// or not a boolean, and enableInstallTelemetry decides.
+	Telemetry, TelemetrySet bool
+	// CacheLong is RELAY_CACHE_RETENTION=long.
+	CacheLong bool
+	// PackageDir is RELAY_PACKAGE_DIR with ~ expanded.
+	PackageDir string
+	// ShareViewerURL is RELAY_SHARE_VIEWER_URL.
+	ShareViewerURL string
+	// LayaBaseURL and LayaAPIKey are LAYA_BASE_URL and LAYA_API_KEY.
+	LayaBaseURL, LayaAPIKey string
+	// SessionDir is RELAY_CODING_AGENT_SESSION_DIR.
+	SessionDir string
+
+	Terminal Terminal
 }
 
-// TelemetryOverride reads RELAY_TELEMETRY; set is false when the variable
-// is absent or not one of the documented spellings, and the
-// enableInstallTelemetry setting decides.
-func TelemetryOverride() (enabled, set bool) {
-	return ParseBool(os.Getenv(EnvTelemetry))
+// Terminal is what the environment says about the terminal and desktop.
+type Terminal struct {
+	HardwareCursor bool   // RELAY_HARDWARE_CURSOR=1
+	Hyperlinks     string // RELAY_HYPERLINKS (lower-cased)
+	ImageProtocol  string // RELAY_IMAGE_PROTOCOL
+	TrueColor      string // RELAY_TRUE_COLOR
+	EscTimeout     string // RELAY_TUI_ESC_TIMEOUT (validated by the TUI)
+	ColorFGBG      string // COLORFGBG
+	ColorTerm      string // COLORTERM
+	Term           string // TERM
+	Editor         string // VISUAL, else EDITOR
+	Shell          string // SHELL
+	Tmux           bool   // TMUX set
+	SSH            bool   // SSH_CONNECTION, SSH_CLIENT or SSH_TTY set
+	WSL            bool   // WSL_DISTRO_NAME or WSL_INTEROP set
+	Wayland        bool   // WAYLAND_DISPLAY set
+	X11            bool   // DISPLAY set
+	CI             bool   // CI set
 }
 
-// CacheRetention is the prompt cache retention tier.
-type CacheRetention string
-
-const (
-	CacheNone  CacheRetention = "none"
-	CacheShort CacheRetention = "short"
-	CacheLong  CacheRetention = "long"
-)
-
-// CacheRetentionFromEnv returns "long" when RELAY_CACHE_RETENTION=long and
-// the default "short" otherwise.
-func CacheRetentionFromEnv() CacheRetention {
-	if strings.EqualFold(strings.TrimSpace(os.Getenv(EnvCacheRetention)), "long") {
-		return CacheLong
+// ReadEnv snapshots the process environment.
+func ReadEnv() Env {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
 	}
-	return CacheShort
+	return EnvFromMap(m)
 }
 
-// PackageDir returns RELAY_PACKAGE_DIR (with ~ expanded), or "".
-func PackageDir() string {
-	v := os.Getenv(EnvPackageDir)
-	if v == "" {
-		return ""
+// EnvFromMap builds an Env from explicit variables (tests, embedding).
+func EnvFromMap(m map[string]string) Env {
+	if m == nil {
+		m = map[string]string{}
 	}
-	if e, err := ExpandHome(v); err == nil {
-		return e
+	e := Env{vars: m}
+	get := func(k string) string { return strings.TrimSpace(m[k]) }
+	set := func(k string) bool { return m[k] != "" }
+	e.Offline = Truthy(get(EnvOffline))
+	e.SkipVersionCheck = Truthy(get(EnvSkipVersionCheck)) || e.Offline
+	e.Telemetry, e.TelemetrySet = ParseBool(get(EnvTelemetry))
+	e.CacheLong = strings.EqualFold(get(EnvCacheRetention), "long")
+	if v := get(EnvPackageDir); v != "" {
+		if x, err := ExpandHome(v); err == nil {
+			v = x
+		}
+		e.PackageDir = v
 	}
-	return v
+	e.ShareViewerURL = get(EnvShareViewerURL)
+	e.LayaBaseURL, e.LayaAPIKey = get(EnvLayaBaseURL), get("LAYA_API_KEY")
+	e.SessionDir = m[EnvSessionDir]
+	t := &e.Terminal
+	t.HardwareCursor = get(EnvHardwareCursor) == "1"
+	t.Hyperlinks = strings.ToLower(get(EnvHyperlinks))
+	t.ImageProtocol = get(EnvImageProtocol)
+	t.TrueColor = get(EnvTrueColor)
+	t.EscTimeout = get(EnvTUIEscTimeout)
+	t.ColorFGBG, t.ColorTerm, t.Term = m["COLORFGBG"], m["COLORTERM"], m["TERM"]
+	t.Editor = m["VISUAL"]
+	if t.Editor == "" {
+		t.Editor = m["EDITOR"]
+	}
+	t.Shell = m["SHELL"]
+	t.Tmux = set("TMUX")
+	t.SSH = set("SSH_CONNECTION") || set("SSH_CLIENT") || set("SSH_TTY")
+	t.WSL = set("WSL_DISTRO_NAME") || set("WSL_INTEROP")
+	t.Wayland, t.X11, t.CI = set("WAYLAND_DISPLAY"), set("DISPLAY"), set("CI")
+	return e
 }
 
-// ShareViewerURL returns RELAY_SHARE_VIEWER_URL or "".
-func ShareViewerURL() string { return strings.TrimSpace(os.Getenv(EnvShareViewerURL)) }
+// Names lists the variable names that are set.
+func (e Env) Names() []string {
+	out := make([]string, 0, len(e.vars))
+	for k := range e.vars {
+		out = append(out, k)
+	}
+	return out
+}
 
-// LayaBaseURLFromEnv returns LAYA_BASE_URL or "".
-func LayaBaseURLFromEnv() string { return strings.TrimSpace(os.Getenv(EnvLayaBaseURL)) }
+// Get returns one variable by name ("" when unset): provider API keys and
+// the other variables the models catalog names per provider.
+func (e Env) Get(name string) string { return e.vars[name] }
 
-// ChildMarkers are the variables relay sets in its own environment so that
-// every child process inherits them (CLI and RPC entry points).
+// Lookup is os.LookupEnv on the snapshot.
+func (e Env) Lookup(name string) (string, bool) {
+	v, ok := e.vars[name]
+	return v, ok
+}
+
+// With returns a copy with one variable set (the CLI's --offline).
+func (e Env) With(name, value string) Env {
+	m := make(map[string]string, len(e.vars)+1)
+	for k, v := range e.vars {
+		m[k] = v
+	}
+	m[name] = value
+	return EnvFromMap(m)
+}
+
+// ChildMarkers are the variables every process relay starts receives, so
+// tools and scripts know they run under a coding agent.
 func ChildMarkers() [][2]string {
 	return [][2]string{{EnvAIAgent, AIAgentValue}, {EnvCodingAgent, CodingAgentTrue}}
 }

@@ -8,11 +8,9 @@ package settings
 
 import (
 	"encoding/json"
-	"os"
 	"runtime"
 	"strings"
 
-	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -400,28 +398,15 @@ func (s *Settings) ProviderTimeoutMs() int {
 	return s.HTTPIdleTimeoutMs
 }
 
-// LayaBaseURL is laya.baseUrl, else LAYA_BASE_URL, else the local default.
-func (s *Settings) LayaBaseURL() string {
-	if s.Laya.BaseURL != "" {
-		return s.Laya.BaseURL
-	}
-	if v := config.LayaBaseURLFromEnv(); v != "" {
-		return v
-	}
-	return DefaultLayaBaseURL
-}
-
-// ExternalEditorCommand is externalEditor, else $VISUAL, else $EDITOR, else
-// notepad on Windows and nano elsewhere.
-func (s *Settings) ExternalEditorCommand() string {
+// ExternalEditorCommand is externalEditor, else envEditor ($VISUAL, else
+// $EDITOR: config.Terminal.Editor), else notepad on Windows and nano
+// elsewhere.
+func (s *Settings) ExternalEditorCommand(envEditor string) string {
 	if strings.TrimSpace(s.ExternalEditor) != "" {
 		return s.ExternalEditor
 	}
-	if v := os.Getenv("VISUAL"); v != "" {
-		return v
-	}
-	if v := os.Getenv("EDITOR"); v != "" {
-		return v
+	if envEditor != "" {
+		return envEditor
 	}
 	if runtime.GOOS == "windows" {
 		return "notepad"

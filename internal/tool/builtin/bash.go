@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/shell"
 	"github.com/relay-agent/relay/internal/tool"
@@ -80,6 +81,11 @@ func commandEnv(extra func() []string) []string {
 		}
 	}
 	out = append(out, "GIT_TERMINAL_PROMPT=0")
+	// Children learn they run under a coding agent (AI_AGENT=relay,
+	// RELAY_CODING_AGENT=true) without relay changing its own environment.
+	for _, kv := range config.ChildMarkers() {
+		out = append(out, kv[0]+"="+kv[1])
+	}
 	if extra != nil {
 		out = append(out, extra()...)
 	}
