@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -55,6 +56,7 @@ func plantSecrets(t *testing.T, e *cmdEnv) {
 	t.Setenv("ANTHROPIC_API_KEY", "env-ANTHROPIC-KEY-31337")
 	t.Setenv("GITHUB_TOKEN", "env-GITHUB-TOKEN-2718")
 	t.Setenv("RELAY_OFFLINE", "1")
+	e.rt.cfg.Env = config.ReadEnv()
 }
 
 func readZip(t *testing.T, path string) map[string]string {

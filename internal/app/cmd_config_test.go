@@ -14,6 +14,7 @@ import (
 func TestLoginLogoutAuthJSON(t *testing.T) {
 	e := newCmdRuntime(t)
 	t.Setenv("OPENAI_API_KEY", "")
+	e.rt.cfg.Env = config.ReadEnv()
 	if _, err := e.rt.Login("openai", ""); err == nil {
 		t.Error("login without a key accepted")
 	}
@@ -41,6 +42,7 @@ func TestLoginLogoutAuthJSON(t *testing.T) {
 		t.Error("logout of a provider without credential succeeded")
 	}
 	t.Setenv("OPENAI_API_KEY", "from-env")
+	e.rt.cfg.Env = config.ReadEnv()
 	msg, err = e.rt.Logout("openai")
 	if err != nil || !strings.Contains(msg, "Removed") || !strings.Contains(msg, "OPENAI_API_KEY is still set") {
 		t.Errorf("logout: %q, %v", msg, err)

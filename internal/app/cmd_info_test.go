@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 )
@@ -164,6 +165,7 @@ func TestCopyLastAssistant(t *testing.T) {
 	t.Setenv("DISPLAY", ":0")
 	t.Setenv("WAYLAND_DISPLAY", "")
 	t.Setenv("TMUX", "")
+	e.rt.cfg.Env = config.ReadEnv()
 	res, err := e.rt.copyLastAssistant(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/relay-agent/relay/internal/config"
 )
 
 // ghScript is a fake gh: it appends its arguments to $dir/calls, keeps a
@@ -48,6 +50,7 @@ func TestShare(t *testing.T) {
 	fakeCommand(t, bin, "gh", ghScript(bin))
 	t.Setenv("PATH", bin)
 	t.Setenv("RELAY_SHARE_VIEWER_URL", "")
+	e.rt.cfg.Env = config.ReadEnv()
 
 	os.WriteFile(filepath.Join(bin, "logged-out"), nil, 0o644)
 	if _, err := e.rt.share(ctx); !errors.Is(err, ErrGHNotLoggedIn) {
@@ -77,6 +80,7 @@ func TestShare(t *testing.T) {
 	}
 
 	t.Setenv("RELAY_SHARE_VIEWER_URL", "https://viewer.example/session/")
+	e.rt.cfg.Env = config.ReadEnv()
 	res, err = e.rt.share(ctx)
 	if err != nil {
 		t.Fatal(err)

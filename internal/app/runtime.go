@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/tool"
 )
@@ -57,6 +59,11 @@ type Config struct {
 	// Hooks is the seam features registered on before the runtime was
 	// built (the harness core, Laya, extensions); nil = a fresh one.
 	Hooks *hooks.Set
+	// Resources are the loaded skills and prompt templates (nil = none).
+	Resources *resources.Set
+	// HTTPClient carries provider requests (nil = the default client);
+	// the httpProxy setting makes one.
+	HTTPClient *http.Client
 	// Commands is the slash-command registry features registered on; nil
 	// = a fresh one. The runtime adds its built-ins.
 	Commands *commands.Registry
@@ -146,6 +153,9 @@ func New(cfg Config) (*Runtime, error) {
 	r.registerCore()
 	if err := r.registerCommands(); err != nil {
 		return nil, fmt.Errorf("new runtime: %w", err)
+	}
+	if cfg.Resources != nil {
+		r.SetResources(cfg.Resources)
 	}
 	if r.model != nil {
 		r.thinking = r.model.ClampThinkingLevel(r.thinking)
@@ -453,6 +463,7 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 		MaxRetries:      r.cfg.ProviderRetries,
 		MaxRetryDelay:   r.cfg.ProviderMaxDelay,
 		IdleTimeout:     r.cfg.IdleTimeout,
+		HTTPClient:      r.cfg.HTTPClient,
 	}
 	return req, client, nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/relay-agent/relay/internal/config"
 )
 
 // Version is set at build time with -ldflags "-X .../cli.Version=...".
@@ -16,8 +18,10 @@ var Version = "0.1.0-dev"
 // Main runs relay with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The environment is read once, here, and passed down.
+	env := config.ReadEnv()
 	if len(args) > 0 && args[0] == "sessions" {
-		return runSessions(ctx, args[1:], stdout, stderr)
+		return runSessions(ctx, args[1:], env, stdout, stderr)
 	}
 	if len(args) > 0 && unsupportedCommands[args[0]] {
 		// Reserved like upstream, so "relay list" is not sent to the model
@@ -38,7 +42,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintln(stdout, Version)
 		return 0
 	}
-	code, err := run(ctx, a, stdin, stdout, stderr)
+	code, err := run(ctx, a, env, stdin, stdout, stderr)
 	if err != nil {
 		var ue *UsageError
 		if errors.As(err, &ue) {

@@ -15,7 +15,7 @@ import (
 
 func TestChooseModelScopeOrder(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "k")
-	reg, err := models.Load(t.TempDir())
+	reg, err := models.Load(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,8 +101,8 @@ func parseSessionsArgs(args []string) (sessionsArgs, error) {
 var errSessionsHelp = errors.New("help")
 
 // sessionsAgentDir is RELAY_CODING_AGENT_DIR, else ~/.relay/agent.
-func sessionsAgentDir() string {
-	if d, err := config.AgentDir(); err == nil {
+func sessionsAgentDir(env config.Env) string {
+	if d, err := env.AgentDir(); err == nil {
 		return d
 	}
 	return filepath.Join(".relay", "agent")
@@ -110,7 +110,7 @@ func sessionsAgentDir() string {
 
 // runSessions implements `relay sessions ...`. Exit codes: 0 ok, 1 failure
 // (or an unsound file for check), 2 usage error.
-func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runSessions(ctx context.Context, args []string, env config.Env, stdout, stderr io.Writer) int {
 	_ = ctx
 	a, err := parseSessionsArgs(args)
 	if errors.Is(err, errSessionsHelp) {
@@ -122,13 +122,12 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 2
 	}
 	cwd, _ := os.Getwd()
-	agent := sessionsAgentDir()
+	agent := sessionsAgentDir(env)
 	// Only sessionDir matters here; it is read before project trust, as
 	// the settings package does for every mode.
 	st, _ := settings.Load(settings.LoadOptions{AgentDir: agent, Cwd: cwd})
-	env := os.Getenv(config.EnvSessionDir)
-	dir := session.ResolveDir(a.sessionDir, env, st.SessionDir, agent, cwd)
-	custom := a.sessionDir != "" || env != "" || st.SessionDir != ""
+	dir := session.ResolveDir(a.sessionDir, env.SessionDir, st.SessionDir, agent, cwd)
+	custom := a.sessionDir != "" || env.SessionDir != "" || st.SessionDir != ""
 	root := filepath.Join(agent, "sessions")
 	if custom {
 		root = dir

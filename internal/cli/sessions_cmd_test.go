@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 )
@@ -16,7 +17,7 @@ import (
 func runSess(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := runSessions(context.Background(), args, &out, &errb)
+	code := runSessions(context.Background(), args, config.ReadEnv(), &out, &errb)
 	return out.String(), errb.String(), code
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 )
@@ -16,8 +17,8 @@ import (
 // code 0 means "done, exit successfully" (e.g. --resume listing).
 //
 // ask is the terminal to ask on (interactive mode only; nil otherwise).
-func openSession(a *Args, st *settings.Settings, agentDir, cwd string, m mode, ask io.Reader, stdout, stderr io.Writer) (*session.Manager, int, error) {
-	dir := session.ResolveDir(a.SessionDir, os.Getenv("RELAY_CODING_AGENT_SESSION_DIR"), st.SessionDir, agentDir, cwd)
+func openSession(a *Args, st *settings.Settings, env config.Env, agentDir, cwd string, m mode, ask io.Reader, stdout, stderr io.Writer) (*session.Manager, int, error) {
+	dir := session.ResolveDir(a.SessionDir, env.SessionDir, st.SessionDir, agentDir, cwd)
 	allDirs := []string{dir, session.DefaultDir(agentDir, cwd), agentDir + "/sessions"}
 	switch {
 	case a.NoSession:

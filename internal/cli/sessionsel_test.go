@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 )
@@ -82,10 +83,10 @@ func TestOpenSessionCrossProject(t *testing.T) {
 		var r *strings.Reader
 		if askSet {
 			r = strings.NewReader(ask)
-			s, code, err := openSession(a, st, f.agentDir, f.cwd, modeTUI, r, &bytes.Buffer{}, &errOut)
+			s, code, err := openSession(a, st, config.Env{}, f.agentDir, f.cwd, modeTUI, r, &bytes.Buffer{}, &errOut)
 			return s, code, err, errOut.String()
 		}
-		s, code, err := openSession(a, st, f.agentDir, f.cwd, modePrint, nil, &bytes.Buffer{}, &errOut)
+		s, code, err := openSession(a, st, config.Env{}, f.agentDir, f.cwd, modePrint, nil, &bytes.Buffer{}, &errOut)
 		return s, code, err, errOut.String()
 	}
 	// Non-interactive: refuse and name --fork.
@@ -118,7 +119,7 @@ func TestForkWithExistingSessionID(t *testing.T) {
 		id   string
 		code int
 	}{{"taken", 1}, {"bad id", 1}, {"tak", 0}} {
-		s, code, err := openSession(&Args{Fork: "src", SessionID: tt.id}, st, f.agentDir, f.cwd, modePrint, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		s, code, err := openSession(&Args{Fork: "src", SessionID: tt.id}, st, config.Env{}, f.agentDir, f.cwd, modePrint, nil, &bytes.Buffer{}, &bytes.Buffer{})
 		if code != tt.code {
 			t.Errorf("%s: code %d err %v", tt.id, code, err)
 		}
@@ -135,7 +136,7 @@ func TestForkPrefersThisProject(t *testing.T) {
 	f := newSessFixture(t)
 	mine := writeSession(t, f.projDir, "abc-1", f.cwd)
 	writeSession(t, f.otherDir, "abc-2", f.other)
-	s, code, err := openSession(&Args{Fork: "abc"}, &settings.Settings{}, f.agentDir, f.cwd, modePrint, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	s, code, err := openSession(&Args{Fork: "abc"}, &settings.Settings{}, config.Env{}, f.agentDir, f.cwd, modePrint, nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if err != nil || code != 0 {
 		t.Fatalf("fork: %d %v", code, err)
 	}

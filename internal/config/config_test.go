@@ -21,8 +21,7 @@ func TestAgentDir(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("HOME", home)
-			t.Setenv(EnvAgentDir, tt.env)
-			got, err := AgentDir()
+			got, err := EnvFromMap(map[string]string{EnvAgentDir: tt.env}).AgentDir()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,46 +77,11 @@ func TestWellKnownPaths(t *testing.T) {
 		{p.Skills(), "/proj/.relay/skills"},
 		{p.Prompts(), "/proj/.relay/prompts"},
 		{p.Themes(), "/proj/.relay/themes"},
-		{DefaultSessionDir("/ag", "/home/u/my proj"), "/ag/sessions/--home-u-my proj--"},
 	}
 	for i, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("%d: got %q, want %q", i, tt.got, tt.want)
 		}
-	}
-}
-
-func TestEncodeSessionCwd(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"/home/u/proj", "--home-u-proj--"},
-		{`C:\Users\u\proj`, "--C--Users-u-proj--"},
-		{"/", "----"},
-	}
-	for _, tt := range tests {
-		if got := EncodeSessionCwd(tt.in); got != tt.want {
-			t.Errorf("EncodeSessionCwd(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestSessionDirOverride(t *testing.T) {
-	tests := []struct {
-		name, flag, env, setting, want string
-		ok                             bool
-	}{
-		{"none", "", "", "", "", false},
-		{"setting", "", "", "/s", "/s", true},
-		{"env beats setting", "", "rel", "/s", "/cwd/rel", true},
-		{"flag beats env", "/f", "/e", "/s", "/f", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(EnvSessionDir, tt.env)
-			got, ok := SessionDirOverride(tt.flag, tt.setting, "/cwd")
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("got %q %v, want %q %v", got, ok, tt.want, tt.ok)
-			}
-		})
 	}
 }
 
@@ -136,46 +100,37 @@ func TestEnvHelpers(t *testing.T) {
 		}
 	}
 
-	t.Setenv(EnvOffline, "yes")
-	t.Setenv(EnvSkipVersionCheck, "")
-	if !Offline() || !SkipVersionCheck() {
-		t.Error("RELAY_OFFLINE=yes: want offline and no version check")
-	}
-	t.Setenv(EnvOffline, "0")
-	if Offline() || SkipVersionCheck() {
-		t.Error("RELAY_OFFLINE=0: want online")
-	}
-	t.Setenv(EnvSkipVersionCheck, "1")
-	if !SkipVersionCheck() {
-		t.Error("RELAY_SKIP_VERSION_CHECK=1 ignored")
-	}
+}
 
-	t.Setenv(EnvTelemetry, "no")
-	if v, set := TelemetryOverride(); v || !set {
-		t.Errorf("RELAY_TELEMETRY=no: got %v,%v", v, set)
-	}
-	t.Setenv(EnvTelemetry, "maybe")
-	if _, set := TelemetryOverride(); set {
-		t.Error("RELAY_TELEMETRY=maybe should not be set")
-	}
-
-	t.Setenv(EnvCacheRetention, "long")
-	if CacheRetentionFromEnv() != CacheLong {
-		t.Error("want long")
-	}
-	t.Setenv(EnvCacheRetention, "short")
-	if CacheRetentionFromEnv() != CacheShort {
-		t.Error("want short")
-	}
-
+func TestEnv(t *testing.T) {
 	t.Setenv("HOME", "/h")
-	t.Setenv(EnvPackageDir, "~/pkgs")
-	if got := PackageDir(); got != "/h/pkgs" {
-		t.Errorf("PackageDir = %q", got)
+	tests := []struct {
+		name  string
+		vars  map[string]string
+		check func(Env) bool
+	}{
+		{"offline implies no version check", map[string]string{EnvOffline: "yes"}, func(e Env) bool { return e.Offline && e.SkipVersionCheck }},
+		{"offline off", map[string]string{EnvOffline: "0"}, func(e Env) bool { return !e.Offline && !e.SkipVersionCheck }},
+		{"skip version check", map[string]string{EnvSkipVersionCheck: "1"}, func(e Env) bool { return !e.Offline && e.SkipVersionCheck }},
+		{"telemetry no", map[string]string{EnvTelemetry: "no"}, func(e Env) bool { return !e.Telemetry && e.TelemetrySet }},
+		{"telemetry garbage", map[string]string{EnvTelemetry: "maybe"}, func(e Env) bool { return !e.TelemetrySet }},
+		{"cache long", map[string]string{EnvCacheRetention: "LONG"}, func(e Env) bool { return e.CacheLong }},
+		{"cache short", map[string]string{EnvCacheRetention: "short"}, func(e Env) bool { return !e.CacheLong }},
+		{"package dir tilde", map[string]string{EnvPackageDir: "~/pkgs"}, func(e Env) bool { return e.PackageDir == "/h/pkgs" }},
+		{"laya base trimmed", map[string]string{EnvLayaBaseURL: " http://x:1/v1 "}, func(e Env) bool { return e.LayaBaseURL == "http://x:1/v1" }},
+		{"editor prefers VISUAL", map[string]string{"VISUAL": "emacs", "EDITOR": "vim"}, func(e Env) bool { return e.Terminal.Editor == "emacs" }},
+		{"editor falls back to EDITOR", map[string]string{"EDITOR": "vim"}, func(e Env) bool { return e.Terminal.Editor == "vim" }},
+		{"ssh and tmux", map[string]string{"SSH_TTY": "/dev/pts/1", "TMUX": "x"}, func(e Env) bool { return e.Terminal.SSH && e.Terminal.Tmux }},
+		{"provider keys by name", map[string]string{"ANTHROPIC_API_KEY": "k"}, func(e Env) bool { return e.Get("ANTHROPIC_API_KEY") == "k" }},
 	}
-	t.Setenv(EnvLayaBaseURL, " http://x:1/v1 ")
-	if got := LayaBaseURLFromEnv(); got != "http://x:1/v1" {
-		t.Errorf("LayaBaseURLFromEnv = %q", got)
+	for _, tt := range tests {
+		if !tt.check(EnvFromMap(tt.vars)) {
+			t.Errorf("%s: %+v", tt.name, EnvFromMap(tt.vars))
+		}
+	}
+	e := EnvFromMap(nil).With(EnvOffline, "1")
+	if !e.Offline || !e.SkipVersionCheck {
+		t.Error("With(RELAY_OFFLINE) did not recompute the typed fields")
 	}
 }
 

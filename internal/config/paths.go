@@ -1,9 +1,7 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 )
 
 // ContextFileNames are the global and per-directory context file names, in
@@ -49,37 +47,4 @@ func (p Project) Themes() string       { return filepath.Join(p.Dir(), "themes")
 // a project need a trust decision (§7.3). A bare .relay needs none.
 func TrustRequiringProjectEntries() []string {
 	return []string{"settings.json", "mcp.json", "extensions", "skills", "prompts", "themes", "SYSTEM.md", "APPEND_SYSTEM.md"}
-}
-
-// EncodeSessionCwd turns a working directory into the name of its session
-// group: the leading separator removed, "/", "\" and ":" replaced by "-",
-// wrapped in "--" (sessions.md "File Location").
-func EncodeSessionCwd(cwd string) string {
-	s := strings.TrimLeft(cwd, `/\`)
-	s = strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(s)
-	return "--" + s + "--"
-}
-
-// DefaultSessionDir is the session directory for cwd when nothing overrides
-// it: <agentDir>/sessions/--<encoded cwd>--.
-func DefaultSessionDir(agentDir, cwd string) string {
-	return filepath.Join(Agent{agentDir}.Sessions(), EncodeSessionCwd(cwd))
-}
-
-// SessionDirOverride returns the explicit session directory, if any, by
-// precedence: the --session-dir flag, then RELAY_CODING_AGENT_SESSION_DIR,
-// then the sessionDir setting (already resolved by settings). Relative flag
-// and environment values resolve from cwd. An explicit directory holds
-// session files directly; ok is false when the default per-cwd store applies.
-func SessionDirOverride(flag, setting, cwd string) (dir string, ok bool) {
-	if flag != "" {
-		return ResolvePath(cwd, flag), true
-	}
-	if env := os.Getenv(EnvSessionDir); env != "" {
-		return ResolvePath(cwd, env), true
-	}
-	if setting != "" {
-		return ResolvePath(cwd, setting), true
-	}
-	return "", false
 }

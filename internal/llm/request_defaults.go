@@ -1,7 +1,5 @@
 package llm
 
-import "os"
-
 // Defaults every wire client derives from a Request the same way
 // (upstream-spec-core.md §6.5): the effective thinking level, token budgets,
 // the default output limit and the sampling parameters of openai-* APIs.
@@ -100,14 +98,11 @@ func (r *Request) SamplingParams(level ThinkingLevel) map[string]any {
 	return out
 }
 
-// EffectiveCacheRetention returns r.CacheRetention, else "long" when
-// RELAY_CACHE_RETENTION=long, else "short".
+// EffectiveCacheRetention returns r.CacheRetention, else "short" (the
+// runtime sets it from RELAY_CACHE_RETENTION, read once by the CLI).
 func (r *Request) EffectiveCacheRetention() CacheRetention {
 	if r.CacheRetention != "" {
 		return r.CacheRetention
-	}
-	if os.Getenv("RELAY_CACHE_RETENTION") == "long" {
-		return CacheLong
 	}
 	return CacheShort
 }

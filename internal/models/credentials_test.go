@@ -233,7 +233,7 @@ func TestRealShellCommand(t *testing.T) {
 
 func TestLoginLogoutFileModes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "agent")
-	r, err := Load(dir)
+	r, err := Load(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestLoginLogoutFileModes(t *testing.T) {
 		t.Error("lock file left behind")
 	}
 	// A fresh registry (another process) sees the stored key.
-	r2, _ := Load(dir)
+	r2, _ := Load(dir, nil)
 	if src := r2.AuthSource("groq"); src != SourceAuthFile {
 		t.Errorf("source = %q", src)
 	}

@@ -40,10 +40,11 @@ type Options struct {
 // <agentDir>/models.json, credentials from <agentDir>/auth.json. The
 // registry is always usable; a models.json problem is returned as a
 // *ConfigError and leaves only the built-in models.
-func Load(agentDir string) (*Registry, error) {
+func Load(agentDir string, getenv func(string) string) (*Registry, error) {
 	return NewRegistry(Options{
 		ModelsJSON: filepath.Join(agentDir, "models.json"),
 		AuthJSON:   filepath.Join(agentDir, "auth.json"),
+		Getenv:     getenv,
 	})
 }
 

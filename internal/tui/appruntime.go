@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/relay-agent/relay/internal/hooks"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/hooks"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
@@ -39,6 +41,8 @@ type AppOptions struct {
 	// (flags included), for /reload; nil rebuilds them from the trust state
 	// and the loaded set.
 	Resources *app.ResourceOptions
+	// Env is the environment read once by the CLI.
+	Env config.Env
 	// Warnings from start-up (e.g. a resumed session's model that could
 	// not be restored), shown with the other start-up warnings.
 	Warnings []string
@@ -47,7 +51,7 @@ type AppOptions struct {
 // RunApp runs the UI on an app.Runtime with options taken from settings.
 func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings}
-	opts := OptionsFromSettings(o.Settings, o.AgentDir)
+	opts := OptionsFromSettings(o.Settings, o.AgentDir, o.Env)
 	opts.Version = o.Version
 	opts.Output = o.Stdout
 	opts.OpenResume = o.Resume
@@ -104,7 +108,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 
 // OptionsFromSettings maps settings, keybindings.json and theme files to
 // Options. Problems become start-up warnings, never failures.
-func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
+func OptionsFromSettings(s *settings.Settings, agentDir string, env config.Env) Options {
 	if s == nil {
 		s = settings.Defaults()
 	}
@@ -120,7 +124,7 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 		OutputPad:              s.OutputPad,
 		EditorPaddingX:         s.EditorPaddingX,
 		AutocompleteMaxVisible: s.AutocompleteMaxVisible,
-		ShowHardwareCursor:     s.ShowHardwareCursor || os.Getenv("RELAY_HARDWARE_CURSOR") == "1",
+		ShowHardwareCursor:     s.ShowHardwareCursor || env.Terminal.HardwareCursor,
 		HideThinkingBlock:      s.HideThinkingBlock,
 		DoubleEscapeAction:     s.DoubleEscapeAction,
 		TreeFilterMode:         s.TreeFilterMode,
@@ -128,32 +132,33 @@ func OptionsFromSettings(s *settings.Settings, agentDir string) Options {
 		CodeBlockIndent:        s.Markdown.CodeBlockIndent,
 		Mermaid:                s.Markdown.Mermaid,
 		Hyperlinks:             s.Terminal.Hyperlinks.Set && s.Terminal.Hyperlinks.Value,
-		Images:                 imageOptions(s, os.Getenv),
+		Images:                 imageOptions(s, env.Get),
 		ClearOnShrink:          s.Terminal.ClearOnShrink,
-		EscTimeout:             EscTimeout(os.Getenv),
-		ExternalEditor:         s.ExternalEditorCommand(),
+		EscTimeout:             EscTimeout(env.Get),
+		ExternalEditor:         s.ExternalEditorCommand(env.Terminal.Editor),
 		ThemeSetting:           s.Theme,
-		Terminal:               theme.Terminal{ColorFGBG: os.Getenv("COLORFGBG")},
+		Terminal:               theme.Terminal{ColorFGBG: env.Terminal.ColorFGBG},
+		Env:                    env,
 	}
 	// Settings beat the environment; "auto" leaves detection on.
 	if !s.Terminal.Hyperlinks.Set {
-		switch e := strings.ToLower(os.Getenv("RELAY_HYPERLINKS")); e {
+		switch e := env.Terminal.Hyperlinks; e {
 		case "", "auto":
-			o.Hyperlinks = DetectHyperlinks(os.Getenv)
+			o.Hyperlinks = DetectHyperlinks(env.Get)
 		default:
-			o.Hyperlinks = envBool("RELAY_HYPERLINKS")
+			o.Hyperlinks = envBool(e)
 		}
 	}
 	if s.Terminal.TrueColor.Set {
 		v := s.Terminal.TrueColor.Value
 		o.TrueColor = &v
-	} else if e := os.Getenv("RELAY_TRUE_COLOR"); e != "" && e != "auto" {
-		v := envBool("RELAY_TRUE_COLOR")
+	} else if e := env.Terminal.TrueColor; e != "" && e != "auto" {
+		v := envBool(e)
 		o.TrueColor = &v
 	}
 	load := func() (ReloadResult, error) {
 		var r ReloadResult
-		km, warns, err := keymap.Load(agentDir, keymap.DetectPlatform())
+		km, warns, err := keymap.Load(agentDir, keymap.DetectPlatform(env.Terminal.WSL))
 		r.Keymap = km
 		r.Warnings = append(r.Warnings, warns...)
 		if err != nil {
@@ -201,8 +206,8 @@ func startupNotes(rt *app.Runtime, s *settings.Settings) []string {
 	return notes
 }
 
-func envBool(name string) bool {
-	switch strings.ToLower(os.Getenv(name)) {
+func envBool(value string) bool {
+	switch strings.ToLower(value) {
 	case "1", "true", "yes", "on":
 		return true
 	}

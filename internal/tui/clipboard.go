@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -22,15 +22,15 @@ type clipboardImageMsg struct {
 // pasteImage reads an image from the system clipboard with the platform's
 // clipboard tool (wl-paste, xclip, pngpaste, PowerShell); when there is
 // none it falls back to pasting text through the terminal (OSC 52).
-func pasteImage() tea.Msg {
-	data, mime := readClipboardImage()
+func pasteImage(t config.Terminal) tea.Msg {
+	data, mime := readClipboardImage(t)
 	if len(data) == 0 {
 		return tea.ReadClipboard()
 	}
 	return clipboardImageMsg{img: &llm.ImageContent{Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}}
 }
 
-func readClipboardImage() ([]byte, string) {
+func readClipboardImage(t config.Terminal) ([]byte, string) {
 	try := func(name string, args ...string) []byte {
 		if _, err := exec.LookPath(name); err != nil {
 			return nil
@@ -46,7 +46,7 @@ func readClipboardImage() ([]byte, string) {
 		if b := try("pngpaste", "-"); len(b) > 0 {
 			return b, "image/png"
 		}
-	case runtime.GOOS == "windows" || os.Getenv("WSL_DISTRO_NAME") != "":
+	case runtime.GOOS == "windows" || t.WSL:
 		ps := "Add-Type -AssemblyName System.Windows.Forms;$i=[Windows.Forms.Clipboard]::GetImage();if($i){$m=New-Object IO.MemoryStream;$i.Save($m,[Drawing.Imaging.ImageFormat]::Png);[Convert]::ToBase64String($m.ToArray())}"
 		for _, exe := range []string{"powershell.exe", "powershell"} {
 			if b := try(exe, "-NoProfile", "-Command", ps); len(bytes.TrimSpace(b)) > 0 {
@@ -56,7 +56,7 @@ func readClipboardImage() ([]byte, string) {
 			}
 		}
 	}
-	if os.Getenv("WAYLAND_DISPLAY") != "" {
+	if t.Wayland {
 		if types := try("wl-paste", "--list-types"); len(types) > 0 {
 			for _, t := range []string{"image/png", "image/jpeg", "image/webp", "image/gif"} {
 				if bytes.Contains(types, []byte(t)) {
@@ -67,7 +67,7 @@ func readClipboardImage() ([]byte, string) {
 			}
 		}
 	}
-	if os.Getenv("DISPLAY") != "" {
+	if t.X11 {
 		if targets := try("xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"); len(targets) > 0 {
 			for _, t := range []string{"image/png", "image/jpeg", "image/webp", "image/gif"} {
 				if bytes.Contains(targets, []byte(t)) {

@@ -169,7 +169,8 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case m.is("app.editor.external", k):
 		return m.externalEditor(), true
 	case m.is("app.clipboard.pasteImage", k):
-		return pasteImage, true
+		t := m.opts.Env.Terminal
+		return func() tea.Msg { return pasteImage(t) }, true
 	case m.is("app.model.select", k):
 		m.openModelSelector()
 		return nil, true
@@ -313,10 +314,7 @@ func (m *Model) restoreQueue(abort bool) tea.Cmd {
 func (m *Model) externalEditor() tea.Cmd {
 	ed := m.opts.ExternalEditor
 	if ed == "" {
-		ed = os.Getenv("VISUAL")
-	}
-	if ed == "" {
-		ed = os.Getenv("EDITOR")
+		ed = m.opts.Env.Terminal.Editor
 	}
 	if ed == "" {
 		ed = "nano"

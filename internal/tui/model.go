@@ -166,7 +166,7 @@ const regularHistory = 300
 func New(ctx context.Context, rt Runtime, o Options) *Model {
 	km := o.Keymap
 	if km == nil {
-		km = keymap.New(keymap.DetectPlatform())
+		km = keymap.New(keymap.DetectPlatform(o.Env.Terminal.WSL))
 	}
 	// Fullscreen redraws its screen: only kitty's unicode placeholders
 	// survive that; iTerm2 images show as markers there.
@@ -489,7 +489,7 @@ func (m *Model) wheelLines() int {
 	if m.opts.FullscreenWheelLines > 0 {
 		return min(100, m.opts.FullscreenWheelLines)
 	}
-	if runtime.GOOS == "darwin" && os.Getenv("SSH_CONNECTION") == "" {
+	if runtime.GOOS == "darwin" && !m.opts.Env.Terminal.SSH {
 		return 1
 	}
 	now := time.Now()

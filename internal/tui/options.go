@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
 	"github.com/relay-agent/relay/internal/tui/keymap"
@@ -14,6 +15,9 @@ import (
 
 // Options configure the UI; the CLI fills them from settings and flags.
 type Options struct {
+	// Env is the environment read once by the CLI (terminal detection,
+	// $VISUAL/$EDITOR).
+	Env     config.Env
 	Version string
 
 	Keymap          *keymap.Keymap // nil: platform defaults

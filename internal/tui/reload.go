@@ -24,7 +24,7 @@ func appReload(rt *app.Runtime, ar *AppRuntime, o AppOptions) func() (ReloadResu
 		if o.Settings != nil {
 			st.TUIMode = o.Settings.TUIMode
 		}
-		fresh := OptionsFromSettings(st, o.AgentDir)
+		fresh := OptionsFromSettings(st, o.AgentDir, o.Env)
 		r := ReloadResult{Keymap: fresh.Keymap, CustomThemes: fresh.CustomThemes, ThemeSetting: fresh.ThemeSetting,
 			Warnings: fresh.StartupWarnings, Settings: &fresh}
 		for _, d := range diags {

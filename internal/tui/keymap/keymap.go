@@ -263,13 +263,14 @@ func (km *Keymap) HotkeysText() string {
 }
 
 // DetectPlatform reports the running platform; WSL is recognised by its
-// environment variables or the kernel release string.
-func DetectPlatform() Platform {
+// environment variables (wslEnv: config.Terminal.WSL) or the kernel
+// release string.
+func DetectPlatform(wslEnv bool) Platform {
 	if runtime.GOOS == "windows" {
 		return Windows
 	}
 	if runtime.GOOS == "linux" {
-		if os.Getenv("WSL_DISTRO_NAME") != "" || os.Getenv("WSL_INTEROP") != "" {
+		if wslEnv {
 			return WSL
 		}
 		if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil &&
