@@ -898,3 +898,23 @@ func TestRPCNewSessionStopsRun(t *testing.T) {
 	r.close()
 	e.checkSessions()
 }
+
+// compact on a short session compacts what there is (the original's
+// rpc.test.ts "should handle manual compaction"); get_entries keeps the
+// entries from before it.
+func TestRPCCompactShortSession(t *testing.T) {
+	e := newEnv(t, quick("hello", "## Goal\nsay hello"), nil)
+	r := rpcStart(e, model)
+	r.promptSettled("p1", "Say hello")
+	before := list(t, obj(t, r.ok("e1", `{"type":"get_entries"}`))["entries"])
+	res := obj(t, r.ok("c1", `{"type":"compact"}`))
+	if !strings.HasPrefix(fmt.Sprint(res["summary"]), "## Goal") || res["tokensBefore"].(float64) <= 0 {
+		t.Errorf("compaction result %v", res)
+	}
+	after := list(t, obj(t, r.ok("e2", `{"type":"get_entries"}`))["entries"])
+	if len(after) != len(before)+1 || obj(t, after[len(after)-1])["type"] != "compaction" {
+		t.Errorf("entries before %d, after %d", len(before), len(after))
+	}
+	r.close()
+	e.checkSessions()
+}

@@ -87,10 +87,12 @@ func (r *Runtime) doCompact(ctx context.Context, reason, instructions string) (*
 	sess := r.Session()
 	proj := sess.BuildSessionProjection()
 	if len(proj.Entries) == 0 {
-		return nil, errors.New("Nothing to compact (session is empty)")
+		return nil, errors.New(compaction.NothingToCompact + " (session is empty)")
 	}
-	if proj.Entries[len(proj.Entries)-1].Source.Type == session.TypeCompaction {
-		return nil, errors.New("Already compacted")
+	// The branch, not the projection, tells: a projection lists the kept
+	// entries after the compaction that keeps them.
+	if leaf := sess.LeafEntry(); leaf != nil && leaf.Type == session.TypeCompaction {
+		return nil, errors.New(compaction.AlreadyCompacted)
 	}
 	region := proj.Entries
 	var prevSummary string
@@ -107,8 +109,12 @@ func (r *Runtime) doCompact(ctx context.Context, reason, instructions string) (*
 	s := r.compactionSettings()
 	its := items(region)
 	cut, ok := compaction.FindCut(its, s.KeepRecentTokens)
+	if !ok && reason == "manual" {
+		// Asked for explicitly: compact what there is.
+		cut, ok = compaction.CutAll(its)
+	}
 	if !ok {
-		return nil, errors.New("Nothing to compact (the context is already small enough)")
+		return nil, errors.New(compaction.NothingToCompact + " (the context is already small enough)")
 	}
 	ts := r.now()
 	text, usage, err := compaction.Summarize(ctx, r.summarizer("compaction", reason), compaction.Request{
@@ -125,9 +131,16 @@ func (r *Runtime) doCompact(ctx context.Context, reason, instructions string) (*
 	summary := compaction.AppendFileLists(text, details)
 	tokensBefore := compaction.ContextTokens(proj.Messages, true)
 	state := llm.ReplaySystem(proj.Messages)
-	firstKept := its[cut.FirstKept].EntryID
-	if _, err := sess.AppendCompaction(summary, firstKept, tokensBefore, state.Checkpoint(ts), details, false, &usage); err != nil {
+	firstKept := "" // retain-none: the entry stores its own id
+	if cut.FirstKept < len(its) {
+		firstKept = its[cut.FirstKept].EntryID
+	}
+	id, err := sess.AppendCompaction(summary, firstKept, tokensBefore, state.Checkpoint(ts), details, false, &usage)
+	if err != nil {
 		return nil, err
+	}
+	if firstKept == "" {
+		firstKept = id
 	}
 	after := compaction.ContextTokens(r.ContextMessages(), true)
 	detailsRaw, _ := llm.Marshal(details)

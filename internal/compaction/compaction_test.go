@@ -184,3 +184,30 @@ func TestSelectBranchMessages(t *testing.T) {
 		t.Errorf("order not chronological")
 	}
 }
+
+// CutAll is a retain-none cut over the whole region: every message is
+// summarized (system messages dropped), nothing is kept.
+func TestCutAll(t *testing.T) {
+	meta := Item{EntryID: "m0", Type: "model_change"}
+	sys := Item{EntryID: "s0", Type: "message", Messages: []llm.Message{&llm.SystemMessage{}}}
+	c, ok := CutAll([]Item{meta, sys, userItem("u1", "hi"), asstItem("a1", "yo")})
+	if !ok || c.FirstKept != 4 || c.TurnStart != -1 || len(c.Summarize) != 2 || len(c.TurnPrefix) != 0 {
+		t.Fatalf("cut %+v ok %v", c, ok)
+	}
+	if _, ok := CutAll([]Item{meta, sys}); ok {
+		t.Error("a region without messages to summarize is cut")
+	}
+}
+
+func TestNothingToDo(t *testing.T) {
+	for msg, want := range map[string]bool{
+		NothingToCompact + " (session is empty)": true,
+		AlreadyCompacted:                         true,
+		"Summarization failed: 500":              false,
+		"":                                       false,
+	} {
+		if got := NothingToDo(msg); got != want {
+			t.Errorf("NothingToDo(%q) = %v", msg, got)
+		}
+	}
+}

@@ -1,6 +1,23 @@
 package compaction
 
-import "github.com/relay-agent/relay/internal/llm"
+import (
+	"strings"
+
+	"github.com/relay-agent/relay/internal/llm"
+)
+
+// Texts that start the error of a compaction with nothing to do; front
+// ends show such an outcome as a notice, not as a failure.
+const (
+	NothingToCompact = "Nothing to compact"
+	AlreadyCompacted = "Already compacted"
+)
+
+// NothingToDo reports whether a compaction error message only says there
+// was nothing to compact.
+func NothingToDo(errorMessage string) bool {
+	return strings.HasPrefix(errorMessage, NothingToCompact) || strings.HasPrefix(errorMessage, AlreadyCompacted)
+}
 
 // Item is one session entry of the projected branch, as compaction sees it.
 type Item struct {
@@ -145,6 +162,15 @@ func FindCut(region []Item, keepRecent int) (Cut, bool) {
 		return c, false
 	}
 	return c, true
+}
+
+// CutAll summarizes the whole region and keeps nothing of it: a manual
+// compaction of a conversation shorter than keepRecent compacts what there
+// is, as the original does. FirstKept is len(region) (retain-none). ok is
+// false when the region has no message to summarize.
+func CutAll(region []Item) (Cut, bool) {
+	c := Cut{FirstKept: len(region), TurnStart: -1, Summarize: collect(region)}
+	return c, !c.Empty()
 }
 
 func collect(items []Item) []llm.Message {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/compaction"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/markdown"
 	"github.com/relay-agent/relay/internal/tui/theme"
@@ -37,6 +38,8 @@ type Transcript struct {
 	tools   map[string]*item
 
 	committed int // regular mode: items already printed to scrollback
+
+	compacting *item // the "Compacting context…" line while it runs
 
 	vp viewport
 }
@@ -152,6 +155,38 @@ func (t *Transcript) Clear() {
 func (t *Transcript) add(it *item) *item {
 	t.items = append(t.items, it)
 	return it
+}
+
+// remove drops it unless regular mode already printed it to scrollback.
+func (t *Transcript) remove(it *item) {
+	if it == nil {
+		return
+	}
+	for i := t.committed; i < len(t.items); i++ {
+		if t.items[i] == it {
+			it.dropCache(&t.ctx)
+			t.items = append(t.items[:i], t.items[i+1:]...)
+			if t.vp.anchor > i {
+				t.vp.anchor-- // the rows shown stay the same
+			} else if t.vp.anchor == i {
+				t.vp.off = 0
+			}
+			t.ctx.gen++
+			return
+		}
+	}
+}
+
+// compactedText reports a compaction's figures. The estimate after is
+// given only when it is smaller: summarizing a short conversation can
+// yield more text than it replaced, and a figure "after" above the one
+// "before" reads as an error.
+func compactedText(r *agent.CompactionResult) string {
+	s := fmt.Sprintf("Compacted context: %d tokens summarized", r.TokensBefore)
+	if a := r.EstimatedTokensAfter; a != nil && *a < r.TokensBefore {
+		s += fmt.Sprintf(", about %d after", *a)
+	}
+	return s
 }
 
 // AddNotice appends an informational line (status of commands, retries).
@@ -302,19 +337,20 @@ func (t *Transcript) Apply(ev agent.Event) {
 			t.AddError(fmt.Sprintf("Retry failed after %d attempts: %s", ev.Attempt, ev.FinalError))
 		}
 	case agent.CompactionStart:
-		t.AddNotice(fmt.Sprintf("Compacting context (%s)…", ev.Reason))
+		t.compacting = t.add(&item{kind: KindNotice, text: fmt.Sprintf("Compacting context (%s)…", ev.Reason), done: true})
 	case agent.CompactionEnd:
+		// The progress line goes; the outcome takes its place.
+		t.remove(t.compacting)
+		t.compacting = nil
 		switch {
 		case ev.Aborted:
 			t.AddNotice("Compaction aborted")
+		case ev.Result == nil && compaction.NothingToDo(ev.ErrorMessage):
+			t.AddNotice(ev.ErrorMessage)
 		case ev.Result == nil:
 			t.AddError("Compaction failed: " + ev.ErrorMessage)
 		default:
-			s := fmt.Sprintf("Compacted context: %d tokens summarized", ev.Result.TokensBefore)
-			if ev.Result.EstimatedTokensAfter != nil {
-				s += fmt.Sprintf(", about %d after", *ev.Result.EstimatedTokensAfter)
-			}
-			t.AddNotice(s)
+			t.AddNotice(compactedText(ev.Result))
 		}
 	case agent.SummarizationRetryScheduled:
 		t.AddNotice(fmt.Sprintf("Summary retry (%d/%d) in %ds: %s", ev.Attempt, ev.MaxAttempts, (ev.DelayMs+999)/1000, ev.ErrorMessage))
