@@ -12,6 +12,8 @@ import (
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/export"
 	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tui/theme"
 )
 
 // resolvePath makes a user-supplied path absolute: ~ is the home
@@ -44,11 +46,26 @@ func (r *Runtime) exportSession(path string) (string, error) {
 			return "", fmt.Errorf("export: %w", err)
 		}
 	}
-	p, err := export.Session(r.Session(), out)
+	p, err := export.SessionWith(r.Session(), out, r.exportOptions())
 	if err != nil {
 		return "", fmt.Errorf("export session: %w", err)
 	}
 	return p, nil
+}
+
+// exportOptions colours /export and /share pages with the `theme` setting
+// (global settings and the agent's theme files), as the TUI draws; without
+// an agent directory the page uses the built-in pair.
+func (r *Runtime) exportOptions() export.Options {
+	if r.cfg.AgentDir == "" {
+		return export.Options{}
+	}
+	st, _ := settings.Load(settings.LoadOptions{AgentDir: r.cfg.AgentDir})
+	if st == nil || st.Theme == "" {
+		return export.Options{}
+	}
+	themes, _ := theme.LoadDir(filepath.Join(r.cfg.AgentDir, "themes"))
+	return export.ThemeOptions(st.Theme, themes)
 }
 
 // ImportResult describes a session brought in by /import.

@@ -55,7 +55,7 @@ func (r *Runtime) share(ctx context.Context) (ShareResult, error) {
 		return ShareResult{}, fmt.Errorf("share: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	file, err := export.Session(r.Session(), filepath.Join(tmp, "session.html"))
+	file, err := export.SessionWith(r.Session(), filepath.Join(tmp, "session.html"), r.exportOptions())
 	if err != nil {
 		return ShareResult{}, fmt.Errorf("Failed to export session: %w", err)
 	}

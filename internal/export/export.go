@@ -43,9 +43,37 @@ var pageJS string
 
 // Options adjust an HTML export.
 type Options struct {
-	// Theme colours the page. Nil uses the built-in dark theme, switching to
-	// the light one when the reader's system prefers light.
-	Theme *theme.Theme
+	// Theme colours the page; LightTheme, when set too, replaces it when the
+	// reader's system prefers light. A nil Theme uses the built-in dark
+	// theme with the built-in light one for light systems.
+	Theme, LightTheme *theme.Theme
+}
+
+// ThemeOptions resolves the `theme` setting for a page as the TUI resolves
+// it for the terminal: a name (built-in or one of custom), or a
+// "light/dark" pair, which the page follows through the reader's colour
+// scheme. "", "system" and unknown names give the built-in pair.
+func ThemeOptions(setting string, custom []*theme.Theme) Options {
+	find := func(name string) *theme.Theme {
+		name = strings.TrimSpace(name)
+		for _, t := range custom {
+			if t.Name == name {
+				return t
+			}
+		}
+		if name == "dark" || name == "light" {
+			return theme.Builtin(name)
+		}
+		return nil
+	}
+	if l, d, ok := strings.Cut(setting, "/"); ok {
+		lt, dt := find(l), find(d)
+		if lt == nil || dt == nil {
+			return Options{}
+		}
+		return Options{Theme: dt, LightTheme: lt}
+	}
+	return Options{Theme: find(setting)}
 }
 
 // File exports the session file in to out ("" = relay-session-<id>.html in
@@ -302,7 +330,7 @@ func WriteHTML(w io.Writer, s *session.Manager, o Options) error {
 	head := strings.NewReplacer(
 		"{{TITLE}}", escapeText(title),
 		"{{NONCE}}", n,
-		"{{CSS}}", themeCSS(o.Theme)+pageCSS+syntaxCSS(),
+		"{{CSS}}", themeCSS(o)+pageCSS+syntaxCSS(),
 		"{{HEADER}}", headerHTML(s, st),
 	).Replace(pageHTML)
 	bw := &errWriter{w: w}

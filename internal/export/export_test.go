@@ -121,7 +121,7 @@ func TestThemeExportColours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	css := themeCSS(th)
+	css := themeCSS(Options{Theme: th})
 	for _, want := range []string{"--exportPageBg:#102030;", "--exportCardBg:#203040;", "--exportInfoBg:#304050;", "--toolDiffAdded:" + dark.Color("toolDiffAdded").Hex()} {
 		if !strings.Contains(css, want) {
 			t.Errorf("css lacks %q", want)
@@ -133,13 +133,36 @@ func TestThemeExportColours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	css2 := themeCSS(th2)
+	css2 := themeCSS(Options{Theme: th2})
 	if strings.Contains(css2, "--exportPageBg:"+th2.Color("userMessageBg").Hex()) {
 		t.Error("pageBg should be derived (darker), not userMessageBg itself")
 	}
-	def := themeCSS(nil)
+	def := themeCSS(Options{})
 	if !strings.Contains(def, "prefers-color-scheme: light") || !strings.Contains(def, theme.Builtin("light").ExportColor("pageBg").Hex()) {
 		t.Error("default page should carry the light theme for light systems")
+	}
+	if strings.Contains(css, "prefers-color-scheme") {
+		t.Error("a single theme should colour the page whatever the reader's scheme")
+	}
+
+	// The theme setting resolves as the TUI's does.
+	for _, tt := range []struct {
+		setting     string
+		dark, light string
+	}{
+		{"", "", ""}, {"system", "", ""}, {"nope", "", ""}, {"dark", "dark", ""}, {"t", "t", ""},
+		{"light/t", "t", "light"}, {"light/nope", "", ""},
+	} {
+		o := ThemeOptions(tt.setting, []*theme.Theme{th})
+		name := func(x *theme.Theme) string {
+			if x == nil {
+				return ""
+			}
+			return x.Name
+		}
+		if name(o.Theme) != tt.dark || name(o.LightTheme) != tt.light {
+			t.Errorf("ThemeOptions(%q) = %s/%s, want %s/%s", tt.setting, name(o.Theme), name(o.LightTheme), tt.dark, tt.light)
+		}
 	}
 }
 

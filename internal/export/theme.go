@@ -82,11 +82,16 @@ func deriveExport(c theme.Color, light bool) map[string]string {
 		"infoBg": fmt.Sprintf("#%02x%02x%02x", int(math.Min(255, r+20)), int(math.Min(255, g+15)), int(bl))}
 }
 
-// themeCSS is the :root block: the given theme, or (nil) the built-in dark
-// theme with the light one under prefers-color-scheme: light.
-func themeCSS(th *theme.Theme) string {
-	if th != nil {
-		return ":root{" + themeVars(th) + "}\n"
+// themeCSS is the :root block: the options' theme, with its light
+// counterpart under prefers-color-scheme: light (see Options).
+func themeCSS(o Options) string {
+	th, light := o.Theme, o.LightTheme
+	if th == nil {
+		th, light = theme.Builtin("dark"), theme.Builtin("light")
 	}
-	return ":root{" + themeVars(theme.Builtin("dark")) + "}\n@media (prefers-color-scheme: light){:root{" + themeVars(theme.Builtin("light")) + "}}\n"
+	css := ":root{" + themeVars(th) + "}\n"
+	if light != nil {
+		css += "@media (prefers-color-scheme: light){:root{" + themeVars(light) + "}}\n"
+	}
+	return css
 }
