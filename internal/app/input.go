@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"strings"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -13,11 +15,26 @@ type Input struct {
 }
 
 // RunPrompts sends each input in order, each after the previous settled.
-// It stops early when ctx is cancelled.
-func (r *Runtime) RunPrompts(ctx context.Context, inputs []Input) error {
+// An input naming a registered command with a handler ("/session",
+// "/export out.html", an extension's command) runs it instead, and its
+// output goes to onCommand (nil = dropped). It stops early when ctx is
+// cancelled.
+func (r *Runtime) RunPrompts(ctx context.Context, inputs []Input, onCommand func(commands.Output)) error {
 	for _, in := range inputs {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if strings.HasPrefix(in.Text, "/") && len(in.Images) == 0 {
+			out, handled, err := r.cmds.Run(ctx, in.Text)
+			if err != nil {
+				return err
+			}
+			if handled {
+				if onCommand != nil {
+					onCommand(out)
+				}
+				continue
+			}
 		}
 		if err := r.Prompt(ctx, in.Text, in.Images); err != nil {
 			return err

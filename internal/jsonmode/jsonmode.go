@@ -10,6 +10,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/jsonl"
 )
 
@@ -30,7 +31,12 @@ func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stder
 	co := agent.NewCoalescer(coalesceWindow, func(e agent.Event) { _ = w.Write(e, e.Type != agent.MessageUpdate) })
 	unsub := rt.Subscribe(co.Push)
 	defer unsub()
-	err := rt.RunPrompts(ctx, inputs)
+	// Command output is text for people: stderr, never the event stream.
+	err := rt.RunPrompts(ctx, inputs, func(out commands.Output) {
+		if out.Text != "" {
+			fmt.Fprintln(stderr, out.Text)
+		}
+	})
 	co.Flush()
 	w.Flush()
 	if err != nil {

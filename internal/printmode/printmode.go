@@ -10,6 +10,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -28,7 +29,11 @@ func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stder
 			mu.Unlock()
 		}
 	})
-	err := rt.RunPrompts(ctx, inputs)
+	err := rt.RunPrompts(ctx, inputs, func(out commands.Output) {
+		if out.Text != "" {
+			io.WriteString(stdout, out.Text+"\n")
+		}
+	})
 	unsub()
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)

@@ -96,6 +96,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		}
 	}
 	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
+	opts.Registry = rt.Commands()
 	opts.Reload = appReload(rt, ar, o)
 	// The harness's authorization gate asks here, in a y/n dialog.
 	opts.Approver = NewApprover()

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
 )
@@ -199,15 +200,23 @@ func (m *Model) applyReload(msg reloadMsg) {
 	m.tr.AddNotice(strings.Join(lines, "\n"))
 }
 
-// knownCommand reports a built-in command; templates and skills are not
-// commands here: they go to the runtime as prompts.
+// knownCommand reports a built-in command of the registry (the runtime's
+// and the UI's own); templates and skills are not commands here: they go
+// to the runtime as prompts.
 func (m *Model) knownCommand(name string) bool {
+	c, ok := m.cmds.Get(name)
+	return ok && c.Source == commands.Builtin
+}
+
+// registerUICommands puts the UI's own commands (dialogs, /quit,
+// /hotkeys ...) on the shared registry; names the runtime registered keep
+// the runtime's entry.
+func registerUICommands(reg *commands.Registry) {
 	for _, c := range builtinCommands {
-		if c.Name == name {
-			return true
+		if _, taken := reg.Get(c.Name); !taken {
+			_ = reg.Register(commands.Command{Name: c.Name, Description: c.Description, Source: commands.Builtin, Frontend: true})
 		}
 	}
-	return false
 }
 
 func sessionText(in Info) string {
@@ -410,7 +419,17 @@ func (c commandCompleter) Complete(req editor.CompletionRequest) []editor.Comple
 		}
 		return nil
 	}
-	all := append(append([]Command{}, builtinCommands...), c.m.opts.Commands...)
+	var all []Command
+	seen := map[string]bool{}
+	for _, rc := range c.m.cmds.All() {
+		all = append(all, Command{Name: rc.Name, Description: rc.Description})
+		seen[rc.Name] = true
+	}
+	for _, oc := range c.m.opts.Commands {
+		if !seen[oc.Name] {
+			all = append(all, oc)
+		}
+	}
 	var out []editor.Completion
 	p := strings.ToLower(req.Prefix)
 	for _, cmd := range all {

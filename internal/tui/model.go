@@ -15,6 +15,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
 	"github.com/relay-agent/relay/internal/tui/keymap"
@@ -83,6 +84,7 @@ type Model struct {
 	opts Options
 	ctx  context.Context
 	km   *keymap.Keymap
+	cmds *commands.Registry // shared with the runtime
 	th   *theme.Theme
 	md   *markdown.Renderer
 	tr   *transcript.Transcript
@@ -171,7 +173,12 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	// Fullscreen redraws its screen: only kitty's unicode placeholders
 	// survive that; iTerm2 images show as markers there.
 	o.Images.Placeholders = o.Fullscreen && o.Images.Protocol == transcript.ProtocolKitty
-	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, q: newEventQueue(), fullscreen: o.Fullscreen,
+	cmds := o.Registry
+	if cmds == nil {
+		cmds = commands.New()
+	}
+	registerUICommands(cmds)
+	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, cmds: cmds, q: newEventQueue(), fullscreen: o.Fullscreen,
 		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{},
 		noticeCh: make(chan string, 64), compactEnds: &atomic.Int64{}}
 	m.setTheme(themeSelect(o))

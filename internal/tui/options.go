@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
@@ -15,6 +16,9 @@ import (
 
 // Options configure the UI; the CLI fills them from settings and flags.
 type Options struct {
+	// Registry is the slash-command registry shared with the runtime (nil
+	// = the UI's own commands only).
+	Registry *commands.Registry
 	// Env is the environment read once by the CLI (terminal detection,
 	// $VISUAL/$EDITOR).
 	Env     config.Env
