@@ -25,6 +25,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/image v0.48.0
 	golang.org/x/net v0.57.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

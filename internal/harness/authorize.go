@@ -192,6 +192,40 @@ func namedInRequest(command, request string) bool {
 	return false
 }
 
+// authorizedByRequest reports whether the developer's latest request
+// authorizes every gated operation of e: each parsed operation must be
+// named (operation words, and targets for deletions), and an opaque one,
+// whose effect nobody can name, only by the request quoting the command
+// itself. Effects without parsed operations (custom classifiers,
+// PowerShell) are matched on their command text.
+func authorizedByRequest(e Effect, request string) bool {
+	if len(e.ops) == 0 {
+		return namedInRequest(e.Command, request)
+	}
+	if request == "" {
+		return false
+	}
+	for _, op := range e.ops {
+		if op.opaque {
+			if !quotesCommand(request, e.Command) {
+				return false
+			}
+			continue
+		}
+		if !namedInRequest(op.text, request) {
+			return false
+		}
+	}
+	return true
+}
+
+// quotesCommand reports whether request contains command (whitespace
+// collapsed).
+func quotesCommand(request, command string) bool {
+	c := strings.Join(strings.Fields(command), " ")
+	return c != "" && strings.Contains(strings.Join(strings.Fields(request), " "), c)
+}
+
 // isApproval reports whether a developer message approves pending operations.
 func isApproval(text string) bool {
 	return affirmativeRe().MatchString(text) && !reservationRe().MatchString(text)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func elide(msgs []llm.Message, keepRecent, batchSize int, memo *requestMemo) eli
 		idx := results[p]
 		tr := msgs[idx].(*llm.ToolResultMessage)
 		size := memo.size(tr)
-		call, stale := describeCall(calls[tr.ToolCallID], msgs, idx, horizon, calls, memo.classify)
+		call, stale := describeCall(calls[tr.ToolCallID], msgs, idx, horizon, calls, memo.describe)
 		stub := fmt.Sprintf("[harness:context] Result elided to keep context focused: %s %s (%d chars, %s).",
 			tr.ToolName, call, size, okText(!tr.IsError))
 		if stale {
@@ -171,8 +172,38 @@ func classifyPlain(tc *llm.ToolCall) Effect { return Classify(tc.Name, tc.Argume
 // sizes. A nil memo computes everything afresh.
 type requestMemo struct {
 	classifyFn func(*llm.ToolCall) Effect // nil: classifyPlain
-	effects    sync.Map                   // id -> effectEntry
-	sizes      sync.Map                   // id -> sizeEntry
+	// customClassifier: classifyFn may classify shell tools its own way.
+	customClassifier bool
+	effects          sync.Map // id -> effectEntry
+	described        sync.Map // id -> effectEntry (describe)
+	sizes            sync.Map // id -> sizeEntry
+}
+
+// describe is classify for describing calls (stubs, digest, staleness),
+// which use a call's command, its paths, whether it reads and whether a
+// call with paths mutates: the kind of a shell command without paths is
+// never looked at, so such a call is not run through the gate's shell
+// parse (a resumed session's first request describes thousands).
+func (m *requestMemo) describe(tc *llm.ToolCall) Effect {
+	if m == nil || m.customClassifier || !shellTools[strings.ToLower(tc.Name)] {
+		return m.classify(tc)
+	}
+	if v, ok := m.described.Load(tc.ID); ok {
+		if e := v.(effectEntry); e.name == tc.Name && e.args == string(tc.Arguments) {
+			return e.effect
+		}
+	}
+	var args map[string]any
+	if len(tc.Arguments) > 0 {
+		_ = json.Unmarshal(tc.Arguments, &args)
+	}
+	if stringArg(args, "path", "file_path", "filePath", "file", "notebook_path") != "" {
+		return m.classify(tc)
+	}
+	// Kind stands for "not read": no shell command is.
+	e := Effect{Kind: EffectExecute, Command: stringArg(args, "command", "cmd", "script")}
+	m.described.Store(tc.ID, effectEntry{tc.Name, string(tc.Arguments), e})
+	return e
 }
 
 type effectEntry struct {

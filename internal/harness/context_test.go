@@ -231,3 +231,46 @@ func TestContextImagesAndDisabled(t *testing.T) {
 		t.Fatal("context off still elides")
 	}
 }
+
+// Describing calls for stubs skips the gate's shell parse but names and
+// dates them exactly as the full classification does.
+func TestDescribeMatchesClassify(t *testing.T) {
+	calls := []*llm.ToolCall{
+		toolCall("r1", "read", map[string]any{"path": "a.go"}),
+		bashCall("b1", "rm -rf build && go test ./..."),
+		toolCall("b2", "bash", map[string]any{"command": "sed -i s/a/b/ a.go", "path": "a.go"}),
+		toolCall("e1", "edit", map[string]any{"path": "a.go"}),
+		toolCall("r2", "read", map[string]any{"path": "a.go"}),
+		bashCall("b3", "x=rm; $x -rf build"),
+		toolCall("p1", "powershell", map[string]any{"command": "Remove-Item a -Recurse"}),
+		toolCall("m1", "mcp__fs__write", map[string]any{"path": "a.go"}),
+		{ID: "j1", Name: "bash", Arguments: []byte(`not json`)},
+	}
+	var msgs []llm.Message
+	byID := map[string]*llm.ToolCall{}
+	for _, tc := range calls {
+		byID[tc.ID] = tc
+		msgs = append(msgs, calling(tc), result(tc, "out", false))
+	}
+	for _, custom := range []bool{false, true} {
+		c := newCore(t, func(cfg *Config) {
+			if custom {
+				cfg.ClassifyTool = func(name string, _ json.RawMessage) (Effect, bool) {
+					return Effect{Kind: EffectWrite, Paths: []string{"a.go"}}, name == "bash"
+				}
+			}
+		})
+		for i, m := range msgs {
+			tr, ok := m.(*llm.ToolResultMessage)
+			if !ok {
+				continue
+			}
+			tc := byID[tr.ToolCallID]
+			want, wantStale := describeCall(tc, msgs, i, len(msgs), byID, c.classify)
+			got, gotStale := describeCall(tc, msgs, i, len(msgs), byID, c.memo.describe)
+			if got != want || gotStale != wantStale {
+				t.Errorf("custom=%v %s: describe %q stale=%v, classify %q stale=%v", custom, tc.ID, got, gotStale, want, wantStale)
+			}
+		}
+	}
+}

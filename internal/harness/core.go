@@ -171,6 +171,7 @@ func New(cfg Config) *Core {
 	}
 	c := &Core{cfg: cfg, grants: map[string]bool{}, effects: map[string]Effect{}, blockedIDs: map[string]bool{}}
 	c.memo.classifyFn = c.classify
+	c.memo.customClassifier = cfg.ClassifyTool != nil
 	c.evidence.begin(false)
 	if cfg.Evidence && (cfg.MaxChangedLines > 0 || cfg.MaxFileLines > 0) {
 		probe := cfg.Probe
@@ -347,7 +348,7 @@ func (c *Core) BeforeToolCall(ctx context.Context, call *llm.ToolCall, approver 
 			d.Via = ViaGrant
 			break
 		}
-		if namedInRequest(effect.Command, c.latestRequest) {
+		if authorizedByRequest(effect, c.latestRequest) {
 			d.Via = ViaRequest
 			break
 		}

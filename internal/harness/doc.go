@@ -67,13 +67,25 @@
 // # Classification
 //
 // Classify maps a tool call to an Effect (read, write, execute, verify,
-// destructive, external). Shell commands follow ordered textual rules (force
-// push, reset --hard, rm -r, DROP/TRUNCATE, DELETE without WHERE, publish,
-// deploy, kubectl apply, curl -X POST ...); text that echo/printf only
-// prints does not count. A check counts as verify only when its exit code
-// reaches the tool: `| tail` (without pipefail), `|| true` and `; cmd` mask
-// it. Without declared commands a check word (test, build, lint, go test,
-// tsc, ...) counts unless it is part of a file operand (`build/`,
-// `test.txt`); with Config.VerifyCommands only the declared commands count.
-// Here-document bodies fed to cat/tee are text, not commands.
+// destructive, external). Bash commands are parsed (mvdan.cc/sh): quotes
+// and escapes are removed, git's global options skipped, and every command
+// of lists, pipelines, subshells, functions and substitutions goes through
+// §3.1's rules (force push, reset --hard, rm -r, DROP/TRUNCATE, DELETE
+// without WHERE, publish, deploy, kubectl apply, curl -X POST ...); literal
+// scripts a shell would run (sh -c '...', eval, ssh host '...', find -exec,
+// xargs, a git -c alias, a here-document fed to sh) are parsed in turn.
+// What cannot be resolved without running it is opaque (Effect.Opaque, kind
+// destructive): a variable or substitution as the command name, eval or
+// sh -c of a run-time string, anything piped into a shell or interpreter,
+// inline interpreter code (python -c, node -e, perl -e ...), a git alias.
+// The request authorizes a command only by naming every gated operation in
+// it (an opaque one only by quoting the command). Text that echo/printf
+// only prints does not count; PowerShell commands and command lines that
+// do not parse use the textual rules. A check counts as verify only when
+// its exit code reaches the tool: `| tail` (without pipefail), `|| true`
+// and `; cmd` mask it. Without declared commands a check word (test, build,
+// lint, go test, tsc, ...) counts unless it is part of a file operand
+// (`build/`, `test.txt`); with Config.VerifyCommands only the declared
+// commands count. Here-document bodies fed to cat/tee are text, not
+// commands.
 package harness

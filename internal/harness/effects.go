@@ -49,6 +49,15 @@ type Effect struct {
 	// MaskedCheck is set when the command runs a check whose exit code is
 	// masked (`| tail`, `|| true`, `; echo`), which is why it is not verify.
 	MaskedCheck bool `json:"maskedCheck,omitempty"`
+	// Opaque is set when the command's effect cannot be determined without
+	// running it (a variable as the command name, eval or sh -c of a
+	// run-time string, code piped into a shell or interpreter, inline
+	// interpreter code, a git alias); Kind is then destructive.
+	Opaque bool `json:"opaque,omitempty"`
+
+	// ops are the gated operations of a shell command, each of which the
+	// request must authorize; nil for effects not found by the shell parse.
+	ops []gatedOp
 }
 
 var (
@@ -80,6 +89,11 @@ func Classify(toolName string, args json.RawMessage, verifyCommands []string) Ef
 	}
 	name := strings.ToLower(toolName)
 	switch {
+	case name == "powershell" || name == "pwsh":
+		// Not a POSIX shell: the textual rules.
+		e := classifyCommandText(stringArg(m, "command", "cmd", "script"), verifyCommands)
+		e.Paths = paths
+		return e
 	case shellTools[name]:
 		e := ClassifyCommand(stringArg(m, "command", "cmd", "script"), verifyCommands)
 		e.Paths = paths
@@ -185,13 +199,64 @@ var (
 	declaredRe sync.Map // declared command -> *regexp.Regexp
 )
 
-// ClassifyCommand classifies a shell command line.
+// ClassifyCommand classifies a bash command line.
 //
-// Destructive and external rules are textual, with one refinement: the
-// arguments of echo/printf/Write-Host/Write-Output whose output is not piped
-// into another command are only printed, so `echo "rm -rf /"` is not a
-// delete, while `echo "DROP TABLE t" | psql` still is.
+// Destructive, external and opaque operations come from a shell parse
+// (shellOps): every command of the script is resolved and the §3.1 rules
+// apply to its words, so `echo "rm -rf /"` only prints while
+// `echo "DROP TABLE t" | psql` and `r""m -rf build` are destructive. A
+// command line that does not parse falls back to the textual rules and is
+// otherwise opaque. Checks (verify) are recognised in the text.
 func ClassifyCommand(command string, verifyCommands []string) Effect {
+	ops, ok := shellOps(command)
+	if !ok {
+		ops = textualOps(command)
+		if len(ops) == 0 {
+			ops = []gatedOp{{kind: EffectDestructive, reason: "opaque: the command does not parse as a shell script", text: command, opaque: true}}
+		}
+	}
+	if len(ops) > 0 {
+		return gatedEffect(command, ops)
+	}
+	return classifyChecks(command, verifyCommands)
+}
+
+// gatedEffect is the effect of a command with gated operations: the kind
+// and reason of its first destructive operation, else its first opaque
+// one, else its first external one.
+func gatedEffect(command string, ops []gatedOp) Effect {
+	best := -1
+	rank := func(op gatedOp) int {
+		switch {
+		case op.kind == EffectDestructive && !op.opaque:
+			return 0
+		case op.opaque:
+			return 1
+		}
+		return 2
+	}
+	for i, op := range ops {
+		if best < 0 || rank(op) < rank(ops[best]) {
+			best = i
+		}
+	}
+	op := ops[best]
+	return Effect{Kind: op.kind, Command: command, Reason: op.reason, Opaque: op.opaque, ops: ops}
+}
+
+// textualOps applies the textual rules to a command line that does not
+// parse.
+func textualOps(command string) []gatedOp {
+	if e := classifyCommandText(command, nil); e.Kind.NeedsAuthorization() {
+		return []gatedOp{{kind: e.Kind, reason: e.Reason, text: command}}
+	}
+	return nil
+}
+
+// classifyCommandText is the textual classification (§3.1's rules on the
+// command line, printed text masked), for shells that are not POSIX
+// (PowerShell) and command lines that do not parse.
+func classifyCommandText(command string, verifyCommands []string) Effect {
 	text := maskPrintedText(command)
 	lower := strings.ToLower(text)
 	for _, rule := range commandRules() {
@@ -199,6 +264,13 @@ func ClassifyCommand(command string, verifyCommands []string) Effect {
 			return Effect{Kind: rule.kind, Command: command, Reason: rule.reason}
 		}
 	}
+	return classifyChecks(command, verifyCommands)
+}
+
+// classifyChecks classifies a command without gated operations: verify
+// when it runs a check whose exit code reaches the tool.
+func classifyChecks(command string, verifyCommands []string) Effect {
+	text := maskPrintedText(command)
 	end := lastCheckEnd(text, verifyCommands)
 	switch {
 	case end < 0:
