@@ -19,11 +19,14 @@ var text string
 func Text() string { return text }
 
 // Latest returns the newest version heading ("0.1.0"), or "" when the
-// changelog has none.
+// changelog has none. An "Unreleased" section is not a version.
 func Latest() string {
 	for _, line := range strings.Split(text, "\n") {
 		if v, ok := strings.CutPrefix(line, "## "); ok {
-			return strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "[]"))
+			v = strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "[]"))
+			if !strings.EqualFold(v, "unreleased") {
+				return v
+			}
 		}
 	}
 	return ""
