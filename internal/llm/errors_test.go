@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -227,5 +228,17 @@ func TestSendRetryDelays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A sleeper that gives up ends the retries with the last failure.
+func TestSendSleeperGivesUp(t *testing.T) {
+	srv, n := retryServer(t, status(503), status(503))
+	req := &Request{MaxRetries: 3, Sleep: func(context.Context, time.Duration) error { return errors.New("no") }}
+	resp, perr := Send(context.Background(), req, func(ctx context.Context) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+	})
+	if resp != nil || perr == nil || perr.Status != 503 || *n != 1 {
+		t.Fatalf("resp %v err %v after %d requests", resp, perr, *n)
 	}
 }

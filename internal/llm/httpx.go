@@ -105,7 +105,10 @@ func Send(ctx context.Context, req *Request, newReq func(context.Context) (*http
 			return nil, perr
 		}
 		if err := sleep(ctx, req, delay); err != nil {
-			return nil, ErrorFromContext(ctx)
+			if pe := ErrorFromContext(ctx); pe != nil {
+				return nil, pe
+			}
+			return nil, perr // the sleeper gave up: the last failure stands
 		}
 	}
 }
@@ -113,10 +116,7 @@ func Send(ctx context.Context, req *Request, newReq func(context.Context) (*http
 // sleep waits d, or until ctx is done (then it returns ctx's error).
 func sleep(ctx context.Context, req *Request, d time.Duration) error {
 	if req.Sleep != nil {
-		if err := req.Sleep(ctx, d); err != nil {
-			return err
-		}
-		return ctx.Err()
+		return req.Sleep(ctx, d)
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
