@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/relay-agent/relay/internal/compaction"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/export"

@@ -44,7 +44,7 @@ var ErrNothingToCopy = errors.New("No agent messages to copy yet.")
 
 // LastAssistantText is the text of the newest assistant message on the
 // branch that has any (errors and pure tool-call turns are skipped).
-func (r *Runtime) LastAssistantText() string {
+func (r *Runtime) lastAssistantText() string {
 	msgs := r.ContextMessages()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		a, ok := msgs[i].(*llm.AssistantMessage)
@@ -68,7 +68,7 @@ func (r *Runtime) LastAssistantText() string {
 // system clipboard command when one is present, and comes back as an OSC 52
 // sequence for the TUI to write.
 func (r *Runtime) copyLastAssistant(ctx context.Context) (CopyResult, error) {
-	text := r.LastAssistantText()
+	text := r.lastAssistantText()
 	if text == "" {
 		return CopyResult{}, ErrNothingToCopy
 	}

@@ -25,14 +25,14 @@ func (r *Runtime) writeDebugLog() (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("debug: %w", err)
 	}
-	if err := os.WriteFile(path, []byte(r.DebugReport()), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(r.debugReport()), 0o600); err != nil {
 		return "", fmt.Errorf("debug: %w", err)
 	}
 	return path, nil
 }
 
 // DebugReport is the text /debug writes.
-func (r *Runtime) DebugReport() string {
+func (r *Runtime) debugReport() string {
 	var b strings.Builder
 	s := r.Session()
 	fmt.Fprintf(&b, "relay debug log, %s\n", r.cfg.Now().UTC().Format(time.RFC3339))

@@ -5,7 +5,7 @@ package app
 // before the text becomes a user message (prompt, steer and follow-up
 // alike). handled is false, and text comes back unchanged, for any other
 // text, an unknown name, or a skill file that can no longer be read.
-func (r *Runtime) ExpandCommand(text string) (expanded string, handled bool) {
+func (r *Runtime) expandCommand(text string) (expanded string, handled bool) {
 	set := r.res.get()
 	if set == nil {
 		return text, false

@@ -586,7 +586,7 @@ func (r *Runtime) sendLayaText(ctx context.Context, text string) error {
 	if err := r.syncSystem(); err != nil {
 		return err
 	}
-	err := r.agent.Run(ctx, r.UserMessage(text, nil))
+	err := r.agent.Run(ctx, r.userMessage(text, nil))
 	if errors.Is(err, agent.ErrBusy) {
 		return fmt.Errorf("laya learn: %w", err)
 	}

@@ -275,7 +275,7 @@ func TestLayaRoutesFromMemory(t *testing.T) {
 		t.Errorf("plan without the lesson:\n%s", plan)
 	}
 	// With a model the user picked, the lesson comes as a hidden message.
-	if err := e.rt.SetModel(e.rt.FindModel("anthropic", "claude-haiku-4-5")); err != nil {
+	if err := e.rt.SetModel(e.rt.findModel("anthropic", "claude-haiku-4-5")); err != nil {
 		t.Fatal(err)
 	}
 	e.prompt(t, "Corrija o texto do botão Salvar na tela de pedidos")
@@ -509,7 +509,7 @@ func TestLayaCommands(t *testing.T) {
 
 func TestLayaModelSelectableAndResumable(t *testing.T) {
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"))
-	if m := e.rt.FindModel("laya", "auto"); m == nil || !laya.IsAutoModel(m) {
+	if m := e.rt.findModel("laya", "auto"); m == nil || !laya.IsAutoModel(m) {
 		t.Fatal("laya/auto not findable")
 	}
 	found := false
@@ -526,7 +526,7 @@ func TestLayaModelSelectableAndResumable(t *testing.T) {
 		t.Errorf("laya/auto has level %s", e.rt.ThinkingLevel())
 	}
 	// A physical model selected: no routing, no state.
-	_ = e.rt.SetModel(e.rt.FindModel("google", "gemini-3.5-flash"))
+	_ = e.rt.SetModel(e.rt.findModel("google", "gemini-3.5-flash"))
 	e.prompt(t, "Fix the race condition in workers")
 	if e.fc.reqs[0].Model.ID != "gemini-3.5-flash" || planText(e.fc.reqs[0]) != "" {
 		t.Errorf("physical model routed")
@@ -594,8 +594,8 @@ func TestLayaLearnIsNoDeveloperConstraint(t *testing.T) {
 
 func TestLayaFollowsTheSelectedProvider(t *testing.T) {
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t), FollowProvider: true}, say("done"))
-	_ = e.rt.SetModel(e.rt.FindModel("google", "gemini-3.5-flash"))
-	_ = e.rt.SetModel(e.rt.FindModel("laya", "auto"))
+	_ = e.rt.SetModel(e.rt.findModel("google", "gemini-3.5-flash"))
+	_ = e.rt.SetModel(e.rt.findModel("laya", "auto"))
 	e.prompt(t, "Fix the race condition in workers")
 	if got := e.routed(0); got != "gemini-3.1-pro-preview • high" {
 		t.Errorf("routed to %s", got)

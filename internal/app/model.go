@@ -125,7 +125,7 @@ func (r *Runtime) CycleModel(forward bool) (*llm.Model, llm.ThinkingLevel, bool,
 }
 
 // FindModel looks a model up by provider and id.
-func (r *Runtime) FindModel(provider, id string) *llm.Model {
+func (r *Runtime) findModel(provider, id string) *llm.Model {
 	if r.cfg.Models == nil {
 		return nil
 	}

@@ -1,8 +1,9 @@
 package app
 
 import (
-	"github.com/relay-agent/relay/internal/commands"
 	"sync"
+
+	"github.com/relay-agent/relay/internal/commands"
 
 	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/resources"
@@ -94,24 +95,17 @@ func (r *Runtime) loadedSkills() []resources.Skill {
 	return nil
 }
 
-// SkillInfos lists the loaded skills for the harness's skill telemetry
-// (harness.Config.SkillList). It is safe on a nil runtime.
-func (r *Runtime) SkillInfos() []harness.SkillInfo {
-	if r == nil {
+// SkillInfos lists a resource set's skills for the harness's skill
+// telemetry (harness.Config.SkillList); nil set, none.
+func SkillInfos(set *resources.Set) []harness.SkillInfo {
+	if set == nil {
 		return nil
 	}
 	var out []harness.SkillInfo
-	for _, s := range r.loadedSkills() {
+	for _, s := range set.Skills {
 		out = append(out, harness.SkillInfo{Name: s.Name, BaseDir: s.BaseDir, FilePath: s.FilePath})
 	}
 	return out
-}
-
-// ResourceCommands lists what RPC get_commands reports: prompt templates,
-// skills (as "skill:<name>" unless enableSkillCommands is off) and
-// extension commands, in registration order.
-func (r *Runtime) ResourceCommands() []commands.Command {
-	return r.cmds.All(commands.Prompt, commands.Skill, commands.Extension)
 }
 
 // skillsSection is the text of the "skills" system prompt section: only

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/settings"
@@ -121,7 +122,7 @@ func resourceFixture(t *testing.T, enableSkillCommands bool) (*resources.Set, st
 
 func TestExpandCommandOnPromptSteerFollowUp(t *testing.T) {
 	rt, fc := newRuntime(t, say("one"), say("two"))
-	if got, ok := rt.ExpandCommand("/mytemplate x"); ok || got != "/mytemplate x" {
+	if got, ok := rt.expandCommand("/mytemplate x"); ok || got != "/mytemplate x" {
 		t.Fatalf("expanded before SetResources: %q", got)
 	}
 	set, agent := resourceFixture(t, true)
@@ -153,12 +154,12 @@ func TestExpandCommandOnPromptSteerFollowUp(t *testing.T) {
 
 func TestResourceCommands(t *testing.T) {
 	rt, _ := newRuntime(t)
-	if cmds := rt.ResourceCommands(); cmds == nil || len(cmds) != 0 {
+	if cmds := rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension); cmds == nil || len(cmds) != 0 {
 		t.Fatalf("before load: %#v", cmds)
 	}
 	set, agent := resourceFixture(t, true)
 	rt.SetResources(set)
-	b, err := llm.Marshal(rt.ResourceCommands())
+	b, err := llm.Marshal(rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,20 +170,19 @@ func TestResourceCommands(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("commands\n%s\nwant\n%s", b, want)
 	}
-	if infos := rt.SkillInfos(); len(infos) != 1 || infos[0].Name != "review-code" || infos[0].BaseDir != filepath.Join(agent, "skills", "review-code") {
+	if infos := SkillInfos(rt.Resources()); len(infos) != 1 || infos[0].Name != "review-code" || infos[0].BaseDir != filepath.Join(agent, "skills", "review-code") {
 		t.Errorf("skill infos %+v", infos)
 	}
-	var nilRT *Runtime
-	if nilRT.SkillInfos() != nil {
-		t.Error("nil runtime")
+	if SkillInfos(nil) != nil {
+		t.Error("nil set")
 	}
 
 	set, _ = resourceFixture(t, false)
 	rt.SetResources(set)
-	if cmds := rt.ResourceCommands(); len(cmds) != 1 || cmds[0].Source != "prompt" {
+	if cmds := rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension); len(cmds) != 1 || cmds[0].Source != "prompt" {
 		t.Errorf("enableSkillCommands off: %+v", cmds)
 	}
-	if _, ok := rt.ExpandCommand("/skill:review-code"); !ok {
+	if _, ok := rt.expandCommand("/skill:review-code"); !ok {
 		t.Error("typed /skill: must work with enableSkillCommands off")
 	}
 }

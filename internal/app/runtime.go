@@ -244,7 +244,7 @@ func (r *Runtime) IsCompacting() bool {
 }
 
 // AutoCompaction reports and sets automatic compaction.
-func (r *Runtime) AutoCompaction() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.autoCompact }
+func (r *Runtime) autoCompaction() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.autoCompact }
 
 // SetAutoCompaction switches automatic compaction.
 func (r *Runtime) SetAutoCompaction(on bool) { r.mu.Lock(); r.autoCompact = on; r.mu.Unlock() }
@@ -262,7 +262,7 @@ func (r *Runtime) persist(m llm.Message) error {
 }
 
 // UserMessage builds a user message from text and images.
-func (r *Runtime) UserMessage(text string, images []llm.ImageContent) llm.Message {
+func (r *Runtime) userMessage(text string, images []llm.ImageContent) llm.Message {
 	if len(images) == 0 {
 		return &llm.UserMessage{Content: llm.StringContent(text), Timestamp: r.now()}
 	}
@@ -277,7 +277,7 @@ func (r *Runtime) UserMessage(text string, images []llm.ImageContent) llm.Messag
 // Prompt sends text as the next user message and blocks until the agent
 // has settled (tool turns, queued messages, retries and recovery done).
 func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageContent) error {
-	text, _ = r.ExpandCommand(text)
+	text, _ = r.expandCommand(text)
 	if r.Model() == nil {
 		return ErrNoModel
 	}
@@ -294,7 +294,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 	if err := r.syncSystem(); err != nil {
 		return err
 	}
-	msg := r.UserMessage(text, images)
+	msg := r.userMessage(text, images)
 	err := r.agent.Run(ctx, msg)
 	if errors.Is(err, agent.ErrBusy) {
 		return fmt.Errorf("prompt: %w", err)
@@ -304,22 +304,22 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 
 // Steer queues text for delivery before the next model call.
 func (r *Runtime) Steer(text string, images []llm.ImageContent) {
-	text, _ = r.ExpandCommand(text)
+	text, _ = r.expandCommand(text)
 	in, handled := r.hooks.RunInput(context.Background(), hooks.Input{Text: text, Images: images, Source: "interactive", StreamingBehavior: "steer"})
 	if handled {
 		return
 	}
-	r.agent.Steer(r.UserMessage(in.Text, in.Images))
+	r.agent.Steer(r.userMessage(in.Text, in.Images))
 }
 
 // FollowUp queues text for when the agent would otherwise stop.
 func (r *Runtime) FollowUp(text string, images []llm.ImageContent) {
-	text, _ = r.ExpandCommand(text)
+	text, _ = r.expandCommand(text)
 	in, handled := r.hooks.RunInput(context.Background(), hooks.Input{Text: text, Images: images, Source: "interactive", StreamingBehavior: "followUp"})
 	if handled {
 		return
 	}
-	r.agent.FollowUp(r.UserMessage(in.Text, in.Images))
+	r.agent.FollowUp(r.userMessage(in.Text, in.Images))
 }
 
 // Abort stops the current run and waits until idle.

@@ -155,6 +155,6 @@ func (r *Runtime) State() State {
 	return State{
 		Model: r.Model(), ThinkingLevel: string(r.ThinkingLevel()), IsStreaming: r.IsStreaming(), IsCompacting: r.IsCompacting(),
 		SteeringMode: steer, FollowUpMode: follow, SessionFile: s.SessionFile(), SessionID: s.SessionID(), SessionName: s.Name(),
-		AutoCompactionEnabled: r.AutoCompaction(), MessageCount: len(r.ContextMessages()), PendingMessageCount: len(qs) + len(qf),
+		AutoCompactionEnabled: r.autoCompaction(), MessageCount: len(r.ContextMessages()), PendingMessageCount: len(qs) + len(qf),
 	}
 }

@@ -247,8 +247,13 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	seam, cmds := hooks.New(), commands.New()
 	if core := harnessConfig(st, l.cwd); core != nil {
 		// Skills follow /reload, so the list is read from the runtime
-		// when a run asks (SkillInfos is nil-safe).
-		core.SkillList = func() []harness.SkillInfo { return l.rt.SkillInfos() }
+		// when a run asks.
+		core.SkillList = func() []harness.SkillInfo {
+			if l.rt == nil {
+				return nil
+			}
+			return app.SkillInfos(l.rt.Resources())
+		}
 		if _, err := harness.New(*core).Register(seam, cmds); err != nil {
 			return err
 		}

@@ -55,7 +55,7 @@ type Command struct {
 	Source      Source `json:"source"`
 	// SourceInfo says where a template, skill or extension command comes
 	// from (resources.SourceInfo for templates and skills).
-	SourceInfo any `json:"sourceInfo,omitempty"`
+	SourceInfo any `json:"sourceInfo"`
 	// Run handles the command. Nil for prompt templates and skills (their
 	// text is expanded into a prompt) and for commands a front end
 	// handles with its own dialogs.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -147,7 +148,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		rt.AbortBash()
 		return nil, nil
 	case "get_session_stats":
-		return rt.RPCStats(), nil
+		return rpcStats(rt), nil
 	case "export_html":
 		if s.Export == nil {
 			return nil, errors.New("export is not available")
@@ -191,7 +192,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 	case "get_tree":
 		return s.tree(), nil
 	case "get_last_assistant_text":
-		if t, ok := rt.LastAssistantReply(); ok {
+		if t, ok := lastAssistantReply(rt); ok {
 			return map[string]string{"text": t}, nil
 		}
 		// The original answers {} (its text is undefined), so its
@@ -207,7 +208,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return nil, rt.SetSessionName(name)
 	case "get_commands":
-		return map[string]any{"commands": rt.ResourceCommands()}, nil
+		return map[string]any{"commands": rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension)}, nil
 	}
 	return nil, errUnknown
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
 
@@ -85,7 +86,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	}
 	opts.FooterModel = func() string { _, footer := rt.LayaStatus(); return footer }
 	defer rt.LayaShutdown()
-	for _, c := range rt.ResourceCommands() {
+	for _, c := range rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension) {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
 	opts.StartupNotes = startupNotes(rt, o.Settings)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tui/transcript"
@@ -42,7 +43,7 @@ func appReload(rt *app.Runtime, ar *AppRuntime, o AppOptions) func() (ReloadResu
 		for _, d := range set.Diagnostics {
 			r.Warnings = append(r.Warnings, d.String())
 		}
-		for _, c := range rt.ResourceCommands() {
+		for _, c := range rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension) {
 			r.Commands = append(r.Commands, Command{Name: c.Name, Description: c.Description})
 		}
 		if r.Commands == nil {
