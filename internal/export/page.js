@@ -76,6 +76,17 @@
     }
     return s;
   }
+  // The search text is built in idle time after the page opens, so the
+  // first query on a large session does not strip every fragment at once.
+  var indexed = 0;
+  function indexIdle(deadline) {
+    while (indexed < N && deadline.timeRemaining() > 1) searchText(indexed++);
+    if (indexed < N) idle(indexIdle);
+  }
+  function idle(f) {
+    if (window.requestIdleCallback) requestIdleCallback(f, { timeout: 1000 });
+    else setTimeout(function () { f({ timeRemaining: function () { return 8; } }); }, 30);
+  }
   function passes(i) {
     if (i === leaf) return true;
     var f = E[i][2];
@@ -396,5 +407,6 @@
   revealInTree(target);
   showConversation(first);
   window.relayReadyMs = performance.now();
+  setTimeout(function () { idle(indexIdle); }, 500);
   document.documentElement.dataset.ready = '1';
 })();
