@@ -483,6 +483,35 @@ func TestRPCRetry(t *testing.T) {
 	r.close()
 }
 
+// A passing 503 before any content never reaches an RPC client (issue 17:
+// pi's RpcClient returns at the first agent_end): the provider client
+// retries it, so the prompt yields one agent_end, one assistant message
+// and no auto-retry events, with the default retry settings.
+func TestRPCProviderRetryInvisible(t *testing.T) {
+	down := llmtest.Response{Fault: &llmtest.Fault{Status: 503, RetryAfter: "0",
+		Body: `{"type":"error","error":{"type":"api_error","message":"Service Unavailable"}}`}}
+	e := newEnv(t, &llmtest.Script{ZeroLatency: true, Responses: []llmtest.Response{down, {Text: "hello"}}}, nil)
+	r := rpcStart(e, model)
+	mark := len(r.seen)
+	r.promptSettled("p1", "hi")
+	count := map[string]int{}
+	for _, m := range r.seen[mark:] {
+		count[fmt.Sprint(m["type"])]++
+		if m["type"] == "message_end" {
+			if msg := obj(t, m["message"]); msg["role"] == "assistant" && msg["stopReason"] != "stop" {
+				t.Errorf("assistant message %v", msg)
+			}
+		}
+	}
+	if count["agent_end"] != 1 || count["auto_retry_start"] != 0 || count["message_end"] != 2 {
+		t.Errorf("events %v", count)
+	}
+	if n := len(e.fake.Requests()); n != 2 {
+		t.Errorf("%d requests", n)
+	}
+	r.close()
+}
+
 func TestRPCCompactAndStats(t *testing.T) {
 	summary := llmtest.Rule{When: llmtest.Match{Contains: "<conversation>"}, Response: llmtest.Response{Text: "## Goal\nRPC summary", Usage: &llmtest.Usage{Input: 50, Output: 10}}}
 	long := strings.Repeat("words and more words ", 200)
