@@ -330,7 +330,7 @@ func (a *Agent) settle(ctx context.Context, msgs []llm.Message) {
 			a.opts.Emit(Event{Type: AutoRetryStart, Attempt: attempt, MaxAttempts: a.opts.Retry.MaxRetries,
 				DelayMs: delay.Milliseconds(), ErrorMessage: last.ErrorMessage})
 			if !a.sleep(wait, delay) {
-				a.opts.Emit(Event{Type: AutoRetryEnd, Success: false, Attempt: attempt, FinalError: "Retry cancelled"})
+				a.opts.Emit(Event{Type: AutoRetryEnd, Success: false, Attempt: attempt, FinalError: "Retry cancelled", Cancelled: true})
 				return
 			}
 			continue

@@ -342,3 +342,36 @@ func TestMessageUpdateWireIsDeltaOnly(t *testing.T) {
 		t.Errorf("got %s", b)
 	}
 }
+
+// An aborted retry wait ends with a typed Cancelled flag (front ends read
+// it instead of the text); the wire form stays the spec's.
+func TestRetryCancelledIsTyped(t *testing.T) {
+	fail := fixed(&llm.AssistantMessage{StopReason: llm.StopError, ErrorMessage: "503 service unavailable"})
+	s := &script{responses: []func(context.Context) *llm.AssistantMessage{fail, fail}}
+	var a *Agent
+	r := &recorder{}
+	a = newAgent(s, r, func(o *Options) {
+		o.Retry.BaseDelay, o.Retry.MaxDelay = time.Hour, time.Hour
+		emit := o.Emit
+		o.Emit = func(e Event) {
+			emit(e)
+			if e.Type == AutoRetryStart {
+				go a.AbortRetry()
+			}
+		}
+	})
+	a.Run(context.Background(), user("hi"))
+	var end Event
+	for _, e := range r.events {
+		if e.Type == AutoRetryEnd {
+			end = e
+		}
+	}
+	if !end.Cancelled || end.Success {
+		t.Fatalf("auto_retry_end = %+v", end)
+	}
+	b, _ := json.Marshal(end)
+	if string(b) != `{"type":"auto_retry_end","success":false,"attempt":1,"finalError":"Retry cancelled"}` {
+		t.Errorf("wire form %s", b)
+	}
+}

@@ -103,6 +103,9 @@ type Event struct {
 	DelayMs     int64  // auto_retry_start, summarization_retry_scheduled
 	Success     bool   // auto_retry_end
 	FinalError  string // auto_retry_end
+	// Cancelled marks an auto_retry_end whose wait was aborted (not on
+	// the wire: finalError says "Retry cancelled" there).
+	Cancelled bool
 	Source      string // summarization_retry_attempt_start
 
 	ID    string // bash_execution_update (command id)

@@ -420,14 +420,18 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 		}
 	}
 	if model == nil {
-		return nil, nil, ErrNoModel
+		return nil, nil, &requestError{llm.ErrInvalidRequest, ErrNoModel}
 	}
 	client, err := r.cfg.Models.Client(model)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &requestError{llm.ErrInvalidRequest, err}
 	}
 	key, headers, err := r.cfg.Models.Auth(ctx, model)
 	if err != nil {
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) {
+			err = &requestError{llm.ErrAuth, err}
+		}
 		return nil, nil, err
 	}
 	// One context build per request: the system prompt is synced on it
@@ -488,10 +492,23 @@ func (r *Runtime) stream(ctx context.Context, emit func(llm.AssistantEvent)) *ll
 	return msg
 }
 
+// failure is the failed response for a request that could not be built,
+// classified by its cause: a provider error keeps its kind (a missing key
+// is ErrAuth), a router or session failure is ErrOther, no model or an
+// unknown API is ErrInvalidRequest.
 func (r *Runtime) failure(err error) *llm.AssistantMessage {
 	m := r.Model()
+	kind := llm.ErrOther
+	var pe *llm.ProviderError
+	var re *requestError
+	switch {
+	case errors.As(err, &pe):
+		kind = pe.Kind
+	case errors.As(err, &re):
+		kind = re.kind
+	}
 	msg := &llm.AssistantMessage{Content: llm.Blocks{}, StopReason: llm.StopError, ErrorMessage: err.Error(), Timestamp: r.now(),
-		Err: &llm.ProviderError{Kind: llm.ErrAuth, Message: err.Error()}}
+		Err: &llm.ProviderError{Kind: kind, Message: err.Error()}}
 	if m != nil {
 		msg.API, msg.Provider, msg.Model = m.API, m.Provider, m.ID
 	}
@@ -575,3 +592,12 @@ func (r *Runtime) registerCore() {
 		return hooks.OverflowResult{Recovered: r.recoverOverflow(ctx, e.Failed)}, nil
 	})
 }
+
+// requestError is a request that could not be built, with its kind.
+type requestError struct {
+	kind llm.ErrorKind
+	err  error
+}
+
+func (e *requestError) Error() string { return e.err.Error() }
+func (e *requestError) Unwrap() error { return e.err }

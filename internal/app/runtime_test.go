@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -219,5 +221,26 @@ func TestOverflowRecovery(t *testing.T) {
 	}
 	if edits != 1 {
 		t.Errorf("%d context edits, want 1", edits)
+	}
+}
+
+// Request-building failures are classified by cause, not all as auth: the
+// agent's retry and the front ends read the kind.
+func TestFailureKinds(t *testing.T) {
+	rt, _ := newRuntime(t)
+	tests := []struct {
+		name string
+		err  error
+		want llm.ErrorKind
+	}{
+		{"no model", &requestError{llm.ErrInvalidRequest, ErrNoModel}, llm.ErrInvalidRequest},
+		{"missing key keeps the provider's kind", &llm.ProviderError{Kind: llm.ErrAuth, Message: "No API key for provider: x"}, llm.ErrAuth},
+		{"wrapped credential command failure", fmt.Errorf("request: %w", &requestError{llm.ErrAuth, errors.New("!cmd exited 1")}), llm.ErrAuth},
+		{"router or session failure", errors.New("persist system prompt: disk full"), llm.ErrOther},
+	}
+	for _, tt := range tests {
+		if got := rt.failure(tt.err); got.Err == nil || got.Err.Kind != tt.want || got.ErrorMessage != tt.err.Error() {
+			t.Errorf("%s: kind %v message %q", tt.name, got.Err, got.ErrorMessage)
+		}
 	}
 }

@@ -280,9 +280,6 @@ func contentText(c llm.Content) string {
 	return blocksText(c.Blocks)
 }
 
-// retryCancelled is the agent's FinalError when the retry wait was aborted.
-const retryCancelled = "Retry cancelled"
-
 // Apply folds one agent event into the transcript.
 func (t *Transcript) Apply(ev agent.Event) {
 	switch ev.Type {
@@ -330,7 +327,7 @@ func (t *Transcript) Apply(ev agent.Event) {
 	case agent.AutoRetryEnd:
 		switch {
 		case ev.Success:
-		case ev.FinalError == retryCancelled:
+		case ev.Cancelled:
 			// The user pressed escape: not a failure to shout about.
 			t.AddNotice("Retry cancelled")
 		default:

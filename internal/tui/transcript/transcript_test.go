@@ -288,7 +288,10 @@ func TestRetryEndTexts(t *testing.T) {
 		want     string
 		wantKind Kind
 	}{
-		{agent.Event{Type: agent.AutoRetryEnd, Attempt: 1, FinalError: "Retry cancelled"}, "Retry cancelled", KindNotice},
+		{agent.Event{Type: agent.AutoRetryEnd, Attempt: 1, FinalError: "Retry cancelled", Cancelled: true}, "Retry cancelled", KindNotice},
+		// The flag decides, not the text: a provider whose error reads
+		// "Retry cancelled" is still a failure.
+		{agent.Event{Type: agent.AutoRetryEnd, Attempt: 2, FinalError: "Retry cancelled"}, "Retry failed after 2 attempts: Retry cancelled", KindError},
 		{agent.Event{Type: agent.AutoRetryEnd, Attempt: 3, FinalError: "529 overloaded"}, "Retry failed after 3 attempts: 529 overloaded", KindError},
 	} {
 		tr := newT()
