@@ -106,7 +106,7 @@ type Event struct {
 	// Cancelled marks an auto_retry_end whose wait was aborted (not on
 	// the wire: finalError says "Retry cancelled" there).
 	Cancelled bool
-	Source      string // summarization_retry_attempt_start
+	Source    string // summarization_retry_attempt_start
 
 	ID    string // bash_execution_update (command id)
 	Delta string // bash_execution_update
