@@ -451,24 +451,7 @@ func (r *renderer) writeFragments(w *errWriter) error {
 // content text is escaped already, so these can only come from a renderer
 // bug; they are neutralised rather than trusted.
 func sanitizeFragment(b []byte) []byte {
-	dirty := false
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case fragmentSep, '\r', 0:
-			dirty = true
-		case '<':
-			if i+1 < len(b) && (b[i+1] == '!' || b[i+1] == '/' || b[i+1] == 's' || b[i+1] == 'S') {
-				rest := b[i+1:]
-				if bytes.HasPrefix(rest, []byte("!--")) || hasFoldPrefix(rest, "script") || hasFoldPrefix(rest, "/script") {
-					dirty = true
-				}
-			}
-		}
-		if dirty {
-			break
-		}
-	}
-	if !dirty {
+	if !needsSanitizing(b) {
 		return b
 	}
 	var out bytes.Buffer
@@ -479,13 +462,48 @@ func sanitizeFragment(b []byte) []byte {
 			out.WriteString("\uFFFD")
 		case c == '\r':
 			out.WriteString("&#13;")
-		case c == '<' && (bytes.HasPrefix(b[i+1:], []byte("!--")) || hasFoldPrefix(b[i+1:], "script") || hasFoldPrefix(b[i+1:], "/script")):
+		case c == '<' && dangerousTag(b[i+1:]):
 			out.WriteString("&lt;")
 		default:
 			out.WriteByte(c)
 		}
 	}
 	return out.Bytes()
+}
+
+// needsSanitizing looks for what sanitizeFragment rewrites, with the
+// (vectorised) byte searches: the page is tens of MB.
+func needsSanitizing(b []byte) bool {
+	if bytes.IndexByte(b, fragmentSep) >= 0 || bytes.IndexByte(b, '\r') >= 0 || bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	for rest := b; ; {
+		i := bytes.IndexByte(rest, '<')
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+		if dangerousTag(rest) {
+			return true
+		}
+	}
+}
+
+// dangerousTag reports whether the text after a '<' opens a comment or a
+// script tag, which change how a script element's text parses.
+func dangerousTag(rest []byte) bool {
+	if len(rest) == 0 {
+		return false
+	}
+	switch rest[0] {
+	case '!':
+		return bytes.HasPrefix(rest, []byte("!--"))
+	case '/':
+		return hasFoldPrefix(rest, "/script")
+	case 's', 'S':
+		return hasFoldPrefix(rest, "script")
+	}
+	return false
 }
 
 func hasFoldPrefix(b []byte, p string) bool {

@@ -105,6 +105,15 @@ func (r *renderer) prepare(entries []*session.Entry, labels map[string]string) {
 const treeTextMax = 100
 
 func oneLine(s string) string {
+	// Only the start can show: cut long texts (on a rune boundary) before
+	// collapsing their white space.
+	if len(s) > 8*treeTextMax {
+		cut := 8 * treeTextMax
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) > treeTextMax {
 		rs := []rune(s)
