@@ -206,7 +206,7 @@ func (l *launch) openSession(context.Context) error {
 
 // chooseModel resolves the model scope, the model and the thinking level.
 func (l *launch) chooseModel(ctx context.Context) error {
-	l.src = &modelSource{reg: l.reg}
+	l.src = &modelSource{reg: l.reg, attribution: models.InstallTelemetry(l.env, l.st.EnableInstallTelemetry)}
 	patterns := l.a.Models
 	if len(patterns) == 0 {
 		patterns = l.st.EnabledModels

@@ -17,6 +17,9 @@ type modelSource struct {
 	reg    *models.Registry
 	cliKey string // --api-key, for the chosen model's provider only
 	keyFor string
+	// attribution adds provider attribution headers (enableInstallTelemetry,
+	// RELAY_TELEMETRY).
+	attribution bool
 }
 
 func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
@@ -38,7 +41,11 @@ func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[strin
 	if m.Provider == s.keyFor {
 		key = s.cliKey
 	}
-	return s.reg.ResolveAuth(ctx, m, key)
+	apiKey, headers, err := s.reg.ResolveAuth(ctx, m, key)
+	if err == nil && s.attribution {
+		headers = models.WithAttribution(m, headers)
+	}
+	return apiKey, headers, err
 }
 
 func (s *modelSource) Find(provider, id string) *llm.Model { return s.reg.Find(provider, id) }
