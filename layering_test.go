@@ -46,6 +46,7 @@ var layers = map[string]int{
 	"internal/settings":                2,
 	"internal/resources":               2,
 	"internal/tool":                    1,
+	"internal/versioncheck":            1,
 	"internal/session":                 1,
 	"internal/jsonl":                   1,
 	"internal/llm/anthropic":           1,

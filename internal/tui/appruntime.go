@@ -19,6 +19,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/changelog"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/session"
@@ -26,6 +27,7 @@ import (
 	"github.com/relay-agent/relay/internal/tui/keymap"
 	"github.com/relay-agent/relay/internal/tui/theme"
 	"github.com/relay-agent/relay/internal/tui/transcript"
+	"github.com/relay-agent/relay/internal/versioncheck"
 )
 
 // AppOptions mirror cli.InteractiveOptions, so the composition root can
@@ -90,6 +92,13 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
 	opts.StartupNotes = startupNotes(rt, o.Settings)
+	if text, warn := startupChangelog(o.Settings, o.AgentDir, len(rt.ContextMessages()) > 0); warn != "" {
+		opts.StartupWarnings = append(opts.StartupWarnings, warn)
+	} else {
+		opts.Changelog = text
+	}
+	opts.CollapseChangelog = o.Settings != nil && o.Settings.CollapseChangelog
+	opts.UpdateCheck = updateCheck(versioncheck.GitHub{}, o.Version)
 	opts.StartupWarnings = append(opts.StartupWarnings, o.Warnings...)
 	if set := rt.Resources(); set != nil {
 		for _, d := range set.Diagnostics {
@@ -184,6 +193,31 @@ func OptionsFromSettings(s *settings.Settings, agentDir string, env config.Env) 
 }
 
 // startupNotes lists the model scope and the loaded skills and templates.
+// startupChangelog is the changelog shown once after an update (not when
+// a session is resumed: its transcript comes first) and records the
+// version in lastChangelogVersion.
+func startupChangelog(s *settings.Settings, agentDir string, resumed bool) (text, warn string) {
+	if resumed || s == nil || agentDir == "" {
+		return "", ""
+	}
+	show, record := changelog.Startup(s.LastChangelogVersion)
+	if record != "" {
+		if err := settings.SetUser(agentDir, []string{"lastChangelogVersion"}, record); err != nil {
+			return "", "could not record the changelog version: " + err.Error()
+		}
+	}
+	return show, ""
+}
+
+// updateCheck is the latest-release check for Options.UpdateCheck; nil
+// when RELAY_SKIP_VERSION_CHECK or offline mode turn it off.
+func updateCheck(src versioncheck.Source, version string) func(context.Context) string {
+	if !versioncheck.Enabled() {
+		return nil
+	}
+	return func(ctx context.Context) string { return versioncheck.Notice(ctx, src, version) }
+}
+
 func startupNotes(rt *app.Runtime, s *settings.Settings) []string {
 	var notes []string
 	if s != nil && len(s.EnabledModels) > 0 {

@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/settings"
 )
 
 func TestTreeMessageText(t *testing.T) {
@@ -34,5 +37,53 @@ func TestTreeMessageText(t *testing.T) {
 				t.Errorf("treeMessageText = %q, %v; want %q, %v", got, tools, tt.want, tt.tools)
 			}
 		})
+	}
+}
+
+func TestStartupChangelog(t *testing.T) {
+	dir := t.TempDir()
+	s := settings.Defaults()
+	// Fresh install: nothing shown, the version recorded.
+	if text, warn := startupChangelog(s, dir, false); text != "" || warn != "" {
+		t.Fatalf("fresh: %q %q", text, warn)
+	}
+	saved, _ := settings.Load(settings.LoadOptions{AgentDir: dir})
+	if saved.LastChangelogVersion == "" {
+		t.Fatal("version not recorded")
+	}
+	// After an update: the new sections, once.
+	s.LastChangelogVersion = "0.0.1"
+	text, warn := startupChangelog(s, dir, false)
+	if !strings.Contains(text, "## 0.1.0") || warn != "" {
+		t.Errorf("after update: %q %q", text, warn)
+	}
+	s.LastChangelogVersion = saved.LastChangelogVersion
+	if text, _ := startupChangelog(s, dir, false); text != "" {
+		t.Errorf("shown twice: %q", text)
+	}
+	// A resumed session shows none.
+	s.LastChangelogVersion = "0.0.1"
+	if text, _ := startupChangelog(s, dir, true); text != "" {
+		t.Errorf("resumed: %q", text)
+	}
+}
+
+type fixedRelease string
+
+func (f fixedRelease) Latest(context.Context) (string, error) { return string(f), nil }
+
+func TestUpdateCheckOff(t *testing.T) {
+	t.Setenv("RELAY_OFFLINE", "")
+	t.Setenv("RELAY_SKIP_VERSION_CHECK", "")
+	check := updateCheck(fixedRelease("v9.0.0"), "0.1.0")
+	if check == nil || !strings.Contains(check(context.Background()), "9.0.0") {
+		t.Fatal("check off by default")
+	}
+	for _, env := range []string{"RELAY_OFFLINE", "RELAY_SKIP_VERSION_CHECK"} {
+		t.Setenv(env, "1")
+		if updateCheck(fixedRelease("v9.0.0"), "0.1.0") != nil {
+			t.Errorf("%s=1 leaves the check on", env)
+		}
+		t.Setenv(env, "")
 	}
 }

@@ -201,6 +201,9 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 		}
 	}
 	msgs := rt.ContextMessages()
+	if o.Changelog != "" {
+		m.addChangelog(o.Changelog, o.CollapseChangelog)
+	}
 	if !o.Fullscreen && len(msgs) > regularHistory {
 		// Regular mode prints history into the terminal's scrollback once;
 		// a long session shows only its end there.
@@ -299,7 +302,7 @@ func (m *Model) Deliver(ev agent.Event) {
 
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.q.wait, m.waitNotice, m.queryColors(), m.infoCmd()}
+	cmds := []tea.Cmd{m.q.wait, m.waitNotice, m.queryColors(), m.infoCmd(), m.updateCheck()}
 	if m.opts.Approver != nil {
 		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
 	}
@@ -385,6 +388,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refreshInfo()
 	case bashDoneMsg:
 		m.finishBash(msg)
+	case updateNoticeMsg:
+		if msg.text != "" {
+			m.tr.AddNotice(msg.text)
+		}
 	case resultMsg:
 		m.applyResult(msg)
 	case statusMsg:

@@ -55,6 +55,14 @@ type Options struct {
 	CodeBlockIndent        string
 	Hyperlinks             bool
 	Mermaid                string // markdown.mermaid: "off" | "final" | "streaming"
+	// Changelog is the changelog sections new since the last start (shown
+	// once after an update); CollapseChangelog shows one line instead.
+	Changelog         string
+	CollapseChangelog bool
+	// UpdateCheck, when set, runs once in the background at start and
+	// returns a notice ("" for none): the latest-release check, off when
+	// RELAY_SKIP_VERSION_CHECK or offline mode say so.
+	UpdateCheck func(ctx context.Context) string
 	// Images: how images in messages are drawn (terminal.images detection,
 	// imageWidthCells). Regular mode only; see transcript.ImageOptions.
 	Images transcript.ImageOptions

@@ -41,6 +41,7 @@ type item struct {
 
 	// summary: its label ("[branch]") and collapsed one-line title
 	label, head string
+	notAnswer   bool // markdown that is not the model's (the changelog)
 
 	// tool call
 	toolID, toolName string

@@ -194,6 +194,15 @@ func (t *Transcript) AddNotice(text string) {
 	t.add(&item{kind: KindNotice, text: text, done: true})
 }
 
+// AddMarkdown appends markdown that is not an answer (the changelog):
+// drawn as one, never copied as the last answer.
+func (t *Transcript) AddMarkdown(text string) {
+	it := &item{kind: KindText, doc: t.md.NewDoc(), done: true, notAnswer: true}
+	it.doc.Append(text)
+	it.doc.Finish()
+	t.add(it)
+}
+
 // AddError appends an error line.
 func (t *Transcript) AddError(text string) {
 	t.add(&item{kind: KindError, text: text, done: true})
@@ -483,7 +492,7 @@ func (t *Transcript) finishAssistant(m *llm.AssistantMessage) {
 // LastAssistantText is the text of the last answer (/copy, app.message.copy).
 func (t *Transcript) LastAssistantText() string {
 	for i := len(t.items) - 1; i >= 0; i-- {
-		if it := t.items[i]; it.kind == KindText {
+		if it := t.items[i]; it.kind == KindText && !it.notAnswer {
 			return it.doc.Text()
 		}
 	}
