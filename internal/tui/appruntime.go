@@ -98,7 +98,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		opts.Changelog = text
 	}
 	opts.CollapseChangelog = o.Settings != nil && o.Settings.CollapseChangelog
-	opts.UpdateCheck = updateCheck(versioncheck.GitHub{}, o.Version)
+	opts.UpdateCheck = updateCheck(o.Env, versioncheck.GitHub{}, o.Version)
 	opts.StartupWarnings = append(opts.StartupWarnings, o.Warnings...)
 	if set := rt.Resources(); set != nil {
 		for _, d := range set.Diagnostics {
@@ -211,8 +211,8 @@ func startupChangelog(s *settings.Settings, agentDir string, resumed bool) (text
 
 // updateCheck is the latest-release check for Options.UpdateCheck; nil
 // when RELAY_SKIP_VERSION_CHECK or offline mode turn it off.
-func updateCheck(src versioncheck.Source, version string) func(context.Context) string {
-	if !versioncheck.Enabled() {
+func updateCheck(env config.Env, src versioncheck.Source, version string) func(context.Context) string {
+	if !versioncheck.Enabled(env) {
 		return nil
 	}
 	return func(ctx context.Context) string { return versioncheck.Notice(ctx, src, version) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/settings"
 )
@@ -73,17 +74,13 @@ type fixedRelease string
 func (f fixedRelease) Latest(context.Context) (string, error) { return string(f), nil }
 
 func TestUpdateCheckOff(t *testing.T) {
-	t.Setenv("RELAY_OFFLINE", "")
-	t.Setenv("RELAY_SKIP_VERSION_CHECK", "")
-	check := updateCheck(fixedRelease("v9.0.0"), "0.1.0")
+	check := updateCheck(config.EnvFromMap(nil), fixedRelease("v9.0.0"), "0.1.0")
 	if check == nil || !strings.Contains(check(context.Background()), "9.0.0") {
 		t.Fatal("check off by default")
 	}
-	for _, env := range []string{"RELAY_OFFLINE", "RELAY_SKIP_VERSION_CHECK"} {
-		t.Setenv(env, "1")
-		if updateCheck(fixedRelease("v9.0.0"), "0.1.0") != nil {
-			t.Errorf("%s=1 leaves the check on", env)
+	for _, name := range []string{"RELAY_OFFLINE", "RELAY_SKIP_VERSION_CHECK"} {
+		if updateCheck(config.EnvFromMap(map[string]string{name: "1"}), fixedRelease("v9.0.0"), "0.1.0") != nil {
+			t.Errorf("%s=1 leaves the check on", name)
 		}
-		t.Setenv(env, "")
 	}
 }

@@ -24,7 +24,7 @@ type Source interface {
 
 // Enabled reports whether the latest-release check may run: not when
 // RELAY_SKIP_VERSION_CHECK is set, nor offline (--offline, RELAY_OFFLINE).
-func Enabled() bool { return !config.SkipVersionCheck() }
+func Enabled(env config.Env) bool { return !env.SkipVersionCheck }
 
 // Timeout bounds one check; a slow network never delays anything else.
 const Timeout = 5 * time.Second

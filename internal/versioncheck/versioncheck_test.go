@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/relay-agent/relay/internal/config"
 )
 
 type fixed struct {
@@ -68,9 +70,8 @@ func TestEnabled(t *testing.T) {
 		skip, offline string
 		want          bool
 	}{{"", "", true}, {"1", "", false}, {"", "true", false}, {"no", "", true}} {
-		t.Setenv("RELAY_SKIP_VERSION_CHECK", tt.skip)
-		t.Setenv("RELAY_OFFLINE", tt.offline)
-		if got := Enabled(); got != tt.want {
+		env := config.EnvFromMap(map[string]string{"RELAY_SKIP_VERSION_CHECK": tt.skip, "RELAY_OFFLINE": tt.offline})
+		if got := Enabled(env); got != tt.want {
 			t.Errorf("skip=%q offline=%q: %v", tt.skip, tt.offline, got)
 		}
 	}
