@@ -12,50 +12,56 @@ import (
 
 const module = "github.com/relay-agent/relay"
 
-// layers is design.md's table: a package may import only packages of a
-// strictly lower layer (leaves at L0). Packages not listed inherit the layer
-// of their nearest listed parent directory.
+// layers is design.md's table, enforced the way Go's own
+// go/build/deps_test.go does: a package may import only packages of a
+// strictly lower layer (leaves at L0), parents and children included.
+// Packages not listed inherit the layer of their nearest listed parent
+// directory.
 var layers = map[string]int{
-	"cmd/relay":                        7,
-	"bench":                            7,
-	"bench/sessionbench":               7,
-	"internal/cli":                     6,
-	"internal/tui":                     5,
-	"internal/tui/editor":              3,
-	"internal/tui/transcript":          4,
-	"internal/tui/markdown":            3,
-	"internal/tui/markdown/lexers":     1,
+	"cmd/relay":                        70,
+	"bench":                            70,
+	"bench/sessionbench":               70,
+	"internal/cli":                     60,
+	"internal/tui":                     50,
+	"internal/tui/editor":              30,
+	"internal/tui/transcript":          40,
+	"internal/tui/markdown":            30,
+	"internal/tui/markdown/lexers":     10,
 	"internal/tui/markdown/mermaid":    0,
-	"internal/tui/keymap":              2,
-	"internal/tui/theme":               2,
-	"internal/tui/tuitest":             6, // test helper that drives tui (L5)
-	"internal/printmode":               5,
-	"internal/jsonmode":                5,
-	"internal/rpcmode":                 5,
-	"internal/app":                     4,
-	"internal/agent":                   3,
-	"internal/compaction":              3,
-	"internal/harness":                 3,
-	"internal/laya":                    3,
-	"internal/export":                  3,
-	"internal/models":                  2,
-	"internal/hooks":                   2,
-	"internal/commands":                2,
-	"internal/tool/builtin":            2,
-	"internal/mcpclient":               2,
-	"internal/settings":                2,
-	"internal/resources":               2,
-	"internal/tool":                    1,
-	"internal/versioncheck":            1,
-	"internal/session":                 1,
-	"internal/jsonl":                   1,
-	"internal/llm/anthropic":           1,
-	"internal/llm/openai":              1,
-	"internal/llm/responses":           1,
-	"internal/llm/gemini":              1,
-	"internal/llm/llmtest":             1,
-	"internal/llm/llmtest/cmd/fakellm": 2,
-	"internal/llm":                     0,
+	"internal/tui/keymap":              20,
+	"internal/tui/theme":               20,
+	"internal/tui/tuitest":             60, // test helper that drives tui (L50)
+	"internal/printmode":               50,
+	"internal/jsonmode":                50,
+	"internal/rpcmode":                 50,
+	"internal/app":                     40,
+	"internal/agent":                   30,
+	"internal/compaction":              30,
+	"internal/harness":                 30,
+	"internal/laya":                    30,
+	"internal/export":                  30,
+	"internal/models":                  20,
+	"internal/hooks":                   20,
+	"internal/commands":                20,
+	"internal/tool/builtin":            20,
+	"internal/mcp":                     30,
+	"internal/codemode":                30,
+	"internal/toolsearch":              30,
+	"internal/ext":                     30,
+	"internal/auth":                    20,
+	"internal/settings":                20,
+	"internal/resources":               20,
+	"internal/tool":                    10,
+	"internal/versioncheck":            10,
+	"internal/session":                 10,
+	"internal/jsonl":                   10,
+	"internal/llm/anthropic":           10,
+	"internal/llm/openai":              10,
+	"internal/llm/responses":           10,
+	"internal/llm/gemini":              10,
+	"internal/llm/llmtest":             10,
+	"internal/llm/llmtest/cmd/fakellm": 20,
+	"internal/llm":                     5, // above its own leaf sse
 	"internal/llm/sse":                 0,
 	"internal/config":                  0,
 	"internal/fsx":                     0,
@@ -79,8 +85,70 @@ func layerOf(pkg string) (int, bool) {
 // Front ends must not import each other (design.md).
 var siblings = []string{"internal/printmode", "internal/jsonmode", "internal/rpcmode", "internal/tui"}
 
-func TestPackageLayering(t *testing.T) {
-	imports := map[string]map[string]bool{}
+// external says which of the project's packages may import a third-party
+// module or a sensitive standard package (path prefix of the import ->
+// package prefixes allowed to import it). Anything else importing it fails.
+var external = []struct {
+	imp     string
+	allowed []string
+	why     string
+}{
+	{"charm.land/", []string{"internal/tui", "internal/deps"}, "terminal UI libraries stay in the TUI"},
+	{"github.com/charmbracelet/", []string{"internal/tui", "internal/deps"}, "terminal UI libraries stay in the TUI"},
+	{"net/http", []string{
+		"internal/llm",    // provider wire clients
+		"internal/laya",   // System One classifier client
+		"internal/mcp",    // streamable HTTP MCP servers and their OAuth
+		"internal/auth",   // subscription sign-in
+		"internal/ext",    // extension host (custom providers)
+		"internal/hooks",  // http.Header in the provider-header hook
+		"internal/cli",    // the httpProxy client; content sniffing of @files
+		"internal/export", // share viewer links
+		"cmd/", "bench/",
+	}, "network access only where design.md names it"},
+	{"os/exec", []string{
+		"internal/shell", "internal/tool", // the bash tool and user shell commands
+		"internal/harness", // git probe for change sizes
+		"internal/laya",    // docker runtime
+		"internal/models",  // !command credentials
+		"internal/session", // trash for deleted sessions
+		"internal/tui",     // clipboard tools, external editor
+		"internal/app",     // clipboard copy and gh for /share (runners of those commands)
+		"internal/mcp",     // stdio MCP servers
+		"internal/ext",     // the Node extension host, npm and git for packages
+		"cmd/", "bench/",
+	}, "processes start only in the shell, the tools and the named runners"},
+}
+
+func allowedExternal(pkg, imp string) (ok bool, why string) {
+	for _, r := range external {
+		match := strings.HasPrefix(imp, r.imp)
+		if !strings.HasSuffix(r.imp, "/") {
+			match = imp == r.imp || strings.HasPrefix(imp, r.imp+"/")
+		}
+		if !match {
+			continue
+		}
+		for _, a := range r.allowed {
+			a = strings.TrimSuffix(a, "/")
+			if pkg == a || strings.HasPrefix(pkg, a+"/") {
+				return true, ""
+			}
+		}
+		return false, r.why
+	}
+	return true, ""
+}
+
+// imports reads the non-test imports of every package of the module.
+func readImports(t *testing.T) (own, other map[string]map[string]bool) {
+	own, other = map[string]map[string]bool{}, map[string]map[string]bool{}
+	add := func(m map[string]map[string]bool, pkg, imp string) {
+		if m[pkg] == nil {
+			m[pkg] = map[string]bool{}
+		}
+		m[pkg][imp] = true
+	}
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -99,10 +167,9 @@ func TestPackageLayering(t *testing.T) {
 		for _, imp := range f.Imports {
 			p := strings.Trim(imp.Path.Value, `"`)
 			if rest, ok := strings.CutPrefix(p, module+"/"); ok {
-				if imports[pkg] == nil {
-					imports[pkg] = map[string]bool{}
-				}
-				imports[pkg][rest] = true
+				add(own, pkg, rest)
+			} else {
+				add(other, pkg, p)
 			}
 		}
 		return nil
@@ -110,24 +177,30 @@ func TestPackageLayering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pkgs []string
-	for p := range imports {
-		pkgs = append(pkgs, p)
+	return own, other
+}
+
+func sortedKeys(m map[string]map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
 	}
-	sort.Strings(pkgs)
-	for _, pkg := range pkgs {
+	sort.Strings(out)
+	return out
+}
+
+func TestPackageLayering(t *testing.T) {
+	own, other := readImports(t)
+	for _, pkg := range sortedKeys(own) {
 		from, ok := layerOf(pkg)
 		if !ok {
 			t.Errorf("package %s has no layer in layering_test.go", pkg)
 			continue
 		}
-		for imp := range imports[pkg] {
+		for imp := range own[pkg] {
 			to, ok := layerOf(imp)
 			if !ok {
 				t.Errorf("package %s has no layer in layering_test.go", imp)
-				continue
-			}
-			if strings.HasPrefix(imp, pkg+"/") || strings.HasPrefix(pkg, imp+"/") && to < from {
 				continue
 			}
 			if to >= from {
@@ -141,5 +214,39 @@ func TestPackageLayering(t *testing.T) {
 				}
 			}
 		}
+	}
+	for _, pkg := range sortedKeys(other) {
+		for imp := range other[pkg] {
+			if ok, why := allowedExternal(pkg, imp); !ok {
+				t.Errorf("%s imports %s: %s (layering_test.go external)", pkg, imp, why)
+			}
+		}
+	}
+}
+
+// The rule table itself must catch what it is meant to catch.
+func TestExternalRules(t *testing.T) {
+	for _, tt := range []struct {
+		pkg, imp string
+		ok       bool
+	}{
+		{"internal/llm", "charm.land/lipgloss/v2", false},
+		{"internal/tui/editor", "charm.land/bubbletea/v2", true},
+		{"internal/session", "net/http", false},
+		{"internal/llm/anthropic", "net/http", true},
+		{"internal/session", "net/http/httputil", false},
+		{"internal/agent", "os/exec", false},
+		{"internal/tool/builtin", "os/exec", true},
+		{"internal/agent", "net/url", true},
+		{"internal/textdiff", "github.com/aymanbagabas/go-udiff", true},
+	} {
+		if ok, _ := allowedExternal(tt.pkg, tt.imp); ok != tt.ok {
+			t.Errorf("%s importing %s: allowed=%v, want %v", tt.pkg, tt.imp, ok, tt.ok)
+		}
+	}
+	// Parents and children obey the layers too (no exemption): a leaf
+	// importing its own child at the same layer is a violation.
+	if from, _ := layerOf("internal/tui"); from <= 0 {
+		t.Fatal("table")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -63,7 +62,7 @@ type Config struct {
 	Resources *resources.Set
 	// HTTPClient carries provider requests (nil = the default client);
 	// the httpProxy setting makes one.
-	HTTPClient *http.Client
+	HTTPClient *llm.HTTPClient
 	// Commands is the slash-command registry features registered on; nil
 	// = a fresh one. The runtime adds its built-ins.
 	Commands *commands.Registry

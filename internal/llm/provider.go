@@ -51,6 +51,10 @@ type Request struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
+// HTTPClient carries provider requests. It is net/http's client, named
+// here so the layers above pass one through without importing net/http.
+type HTTPClient = http.Client
+
 // Client streams one assistant message. It never returns a Go error: every
 // failure becomes a message with StopReason "error" (or "aborted" when ctx
 // is cancelled) that keeps the partial content. emit is called from the
