@@ -213,3 +213,30 @@ func TestMarkdownIsInert(t *testing.T) {
 		t.Errorf("safe link and inline image should render: %s", b.String())
 	}
 }
+
+// A corrupt file whose parent links loop (or point forward) still exports:
+// those entries become roots, so the page's tree walks end.
+func TestParentCycleBecomesRoots(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cycle.jsonl")
+	lines := []string{
+		`{"type":"session","version":3,"id":"c","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}`,
+		`{"type":"message","id":"a","parentId":"b","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"first","timestamp":1}}`,
+		`{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"second","timestamp":2}}`,
+		`{"type":"message","id":"c","parentId":"c","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"self","timestamp":3}}`,
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := File(in, filepath.Join(dir, "cycle.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	_, m, _ := pageParts(t, string(b))
+	for i, e := range m.Entries {
+		if p := int(e[1].(float64)); p >= i {
+			t.Errorf("entry %d has parent %d: parents must come first", i, p)
+		}
+	}
+}

@@ -65,7 +65,10 @@ func (r *renderer) prepare(entries []*session.Entry, labels map[string]string) {
 		it := &r.items[i]
 		it.e = e
 		it.parent = -1
-		if p, ok := r.index[e.ParentID]; ok && e.ParentID != e.ID {
+		// A parent is written before its children; one that is not (a
+		// hand-edited or corrupt file, possibly a cycle) makes the entry a
+		// root, so the page's tree walks always end.
+		if p, ok := r.index[e.ParentID]; ok && p < i {
 			it.parent = p
 		}
 		it.label = labels[e.ID]
