@@ -96,14 +96,15 @@ var external = []struct {
 	{"charm.land/", []string{"internal/tui", "internal/deps"}, "terminal UI libraries stay in the TUI"},
 	{"github.com/charmbracelet/", []string{"internal/tui", "internal/deps"}, "terminal UI libraries stay in the TUI"},
 	{"net/http", []string{
-		"internal/llm",    // provider wire clients
-		"internal/laya",   // System One classifier client
-		"internal/mcp",    // streamable HTTP MCP servers and their OAuth
-		"internal/auth",   // subscription sign-in
-		"internal/ext",    // extension host (custom providers)
-		"internal/hooks",  // http.Header in the provider-header hook
-		"internal/cli",    // the httpProxy client; content sniffing of @files
-		"internal/export", // share viewer links
+		"internal/llm",          // provider wire clients
+		"internal/laya",         // System One classifier client
+		"internal/mcp",          // streamable HTTP MCP servers and their OAuth
+		"internal/auth",         // subscription sign-in
+		"internal/ext",          // extension host (custom providers)
+		"internal/hooks",        // http.Header in the provider-header hook
+		"internal/cli",          // the httpProxy client; content sniffing of @files
+		"internal/export",       // share viewer links
+		"internal/versioncheck", // the latest-release check (off with --offline)
 		"cmd/", "bench/",
 	}, "network access only where design.md names it"},
 	{"os/exec", []string{
