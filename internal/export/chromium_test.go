@@ -551,3 +551,39 @@ func TestLargeExportInChromium(t *testing.T) {
 		t.Errorf("user filter status %q", got)
 	}
 }
+
+// An empty session and one with broken parent links still open.
+func TestOddSessionsOpenInChromium(t *testing.T) {
+	if chromiumPath() == "" {
+		t.Skip("chromium not installed")
+	}
+	dir := t.TempDir()
+	empty, err := Session(session.InMemory("/p"), filepath.Join(dir, "empty.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "odd.jsonl")
+	os.WriteFile(in, []byte(strings.Join([]string{
+		`{"type":"session","version":3,"id":"odd","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}`,
+		`{"type":"message","id":"a","parentId":"b","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"first","timestamp":1}}`,
+		`{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"nope","toolName":"read","content":[{"type":"text","text":"orphan"}],"isError":false,"timestamp":2}}`,
+		`{"type":"mystery","id":"c","parentId":"zz","timestamp":"2025-01-01T00:00:03.000Z"}`,
+	}, "\n")+"\n"), 0o644)
+	odd, err := File(in, filepath.Join(dir, "odd.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, 1200, 900)
+	tb.open(empty, "")
+	if got := tb.str(`document.getElementById('tree-status').textContent`); got != "0 / 0 entries" {
+		t.Errorf("empty session status %q", got)
+	}
+	tb.open(odd, "#b")
+	if got := tb.str(`document.getElementById('messages').innerText`); !strings.Contains(got, "orphan") || !strings.Contains(got, "result of a call not in this session") {
+		t.Errorf("orphan tool result not shown: %q", got)
+	}
+	tb.run(click(`.filter-btn[data-filter="all"]`))
+	if got := tb.str(`document.getElementById('tree-status').textContent`); got != "3 / 3 entries" {
+		t.Errorf("odd session status %q", got)
+	}
+}
