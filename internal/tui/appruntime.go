@@ -99,6 +99,9 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	}
 	opts.CollapseChangelog = o.Settings != nil && o.Settings.CollapseChangelog
 	opts.UpdateCheck = updateCheck(o.Env, versioncheck.GitHub{}, o.Version)
+	if o.Registry != nil {
+		opts.SubscriptionAuth = subscriptionAuth(o.Settings, o.Registry.AuthSource)
+	}
 	opts.StartupWarnings = append(opts.StartupWarnings, o.Warnings...)
 	if set := rt.Resources(); set != nil {
 		for _, d := range set.Diagnostics {
@@ -207,6 +210,15 @@ func startupChangelog(s *settings.Settings, agentDir string, resumed bool) (text
 		}
 	}
 	return show, ""
+}
+
+// subscriptionAuth is Options.SubscriptionAuth from the credential
+// sources; nil when warnings.anthropicExtraUsage is false.
+func subscriptionAuth(s *settings.Settings, source func(provider string) string) func(string) bool {
+	if s != nil && !s.Warnings.AnthropicExtraUsage {
+		return nil
+	}
+	return func(provider string) bool { return source(provider) == models.SourceAuthOAuth }
 }
 
 // updateCheck is the latest-release check for Options.UpdateCheck; nil

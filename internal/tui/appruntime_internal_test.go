@@ -8,6 +8,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/settings"
 )
 
@@ -82,5 +83,23 @@ func TestUpdateCheckOff(t *testing.T) {
 		if updateCheck(config.EnvFromMap(map[string]string{name: "1"}), fixedRelease("v9.0.0"), "0.1.0") != nil {
 			t.Errorf("%s=1 leaves the check on", name)
 		}
+	}
+}
+
+func TestSubscriptionAuthSetting(t *testing.T) {
+	src := func(p string) string {
+		if p == "anthropic" {
+			return models.SourceAuthOAuth
+		}
+		return models.SourceAuthFile
+	}
+	s := settings.Defaults()
+	check := subscriptionAuth(s, src)
+	if check == nil || !check("anthropic") || check("openai") {
+		t.Fatal("default: the warning should look at subscription sign-in")
+	}
+	s.Warnings.AnthropicExtraUsage = false
+	if subscriptionAuth(s, src) != nil {
+		t.Error("warnings.anthropicExtraUsage false leaves the check on")
 	}
 }

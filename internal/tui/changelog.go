@@ -33,3 +33,21 @@ func (m *Model) updateCheck() tea.Cmd {
 	}
 	return func() tea.Msg { return updateNoticeMsg{check(ctx)} }
 }
+
+// extraUsageNote is the warnings.anthropicExtraUsage warning.
+const extraUsageNote = "Anthropic subscription sign-in: once the plan's included usage is spent, requests may be billed as paid extra usage. " +
+	"Set warnings.anthropicExtraUsage to false to stop this warning."
+
+// warnExtraUsage warns once per session when the model's provider is
+// Anthropic signed in with a subscription. The credential is looked up
+// only when the provider changes.
+func (m *Model) warnExtraUsage(provider string) {
+	if m.extraUsageWarned || m.opts.SubscriptionAuth == nil || provider != "anthropic" || provider == m.authChecked {
+		return
+	}
+	m.authChecked = provider
+	if m.opts.SubscriptionAuth(provider) {
+		m.extraUsageWarned = true
+		m.tr.AddNotice(extraUsageNote)
+	}
+}

@@ -101,10 +101,14 @@ type Model struct {
 	bashCmd     string
 	bashExclude bool // the running ! command is a !! one
 	queued      []string
-	images      []llm.ImageContent // pasted images for the next prompt
-	status      string
-	statusErr   bool
-	spin        int
+	// warnings.anthropicExtraUsage: said once; authChecked is the
+	// provider whose credential was last looked at.
+	extraUsageWarned bool
+	authChecked      string
+	images           []llm.ImageContent // pasted images for the next prompt
+	status           string
+	statusErr        bool
+	spin             int
 
 	info        Info
 	infoDirty   bool
@@ -257,6 +261,7 @@ func (m *Model) refreshInfo() {
 	if md := m.rt.Model(); md != nil {
 		m.modelName = md.ID
 		m.hasThinking = md.Reasoning
+		m.warnExtraUsage(md.Provider)
 	} else {
 		m.modelName = "no model"
 		m.hasThinking = false

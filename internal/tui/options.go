@@ -63,6 +63,11 @@ type Options struct {
 	// returns a notice ("" for none): the latest-release check, off when
 	// RELAY_SKIP_VERSION_CHECK or offline mode say so.
 	UpdateCheck func(ctx context.Context) string
+	// SubscriptionAuth reports whether a provider is signed in with a
+	// subscription (OAuth) rather than an API key; nil when
+	// warnings.anthropicExtraUsage is off. Anthropic subscription
+	// sign-in gets a warning, once, that it may use paid extra usage.
+	SubscriptionAuth func(provider string) bool
 	// Images: how images in messages are drawn (terminal.images detection,
 	// imageWidthCells). Regular mode only; see transcript.ImageOptions.
 	Images transcript.ImageOptions

@@ -35,3 +35,28 @@ func TestStartupChangelogAndUpdate(t *testing.T) {
 		}
 	}
 }
+
+// warnings.anthropicExtraUsage: an Anthropic model signed in with a
+// subscription gets the extra-usage warning, once; an API key gets none.
+func TestExtraUsageWarning(t *testing.T) {
+	for _, oauth := range []bool{true, false} {
+		f := tuitest.NewFake()
+		o := opts()
+		o.Fullscreen = true
+		calls := 0
+		o.SubscriptionAuth = func(p string) bool { calls++; return oauth && p == "anthropic" }
+		m := tui.New(context.Background(), f, o)
+		t.Cleanup(f.Subscribe(m.Deliver))
+		d := tuitest.NewDriver(m, 100, 30)
+		d.Type("hello")
+		d.Press("enter")
+		d.Settle()
+		fr := d.Frame()
+		if got := strings.Count(fr, "paid extra usage"); got != map[bool]int{true: 1, false: 0}[oauth] {
+			t.Errorf("oauth=%v: warning shown %d times:\n%s", oauth, got, fr)
+		}
+		if calls != 1 {
+			t.Errorf("oauth=%v: credential looked up %d times, want once", oauth, calls)
+		}
+	}
+}
