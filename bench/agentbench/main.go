@@ -27,6 +27,7 @@ import (
 var (
 	relay = flag.String("relay", "./relay", "relay binary")
 	only  = flag.String("only", "", "run only this measurement: startup, loop, resume, resume-nocompact, json")
+	file  = flag.String("session", "", "resume-nocompact: resume this session file (e.g. from sessionbench gen-one -compact-kb 0) instead of a generated one")
 )
 
 func want(name string) bool { return *only == "" || *only == name }
@@ -261,7 +262,20 @@ func benchLoop() {
 func benchResume(compactEvery int, modelsExtra, format string) {
 	e := newEnvModels(&llmtest.Script{Responses: []llmtest.Response{{Text: "resumed"}}, Repeat: true, ZeroLatency: true}, modelsExtra)
 	defer e.close()
-	path := writeBigSession(e.agentDir, e.cwd, 20000, 50<<20, compactEvery)
+	var path string
+	if *file != "" && compactEvery == 0 {
+		path = filepath.Join(e.agentDir, "given.jsonl")
+		data, err := os.ReadFile(*file)
+		if err == nil {
+			err = os.WriteFile(path, data, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "agentbench:", err)
+			os.Exit(1)
+		}
+	} else {
+		path = writeBigSession(e.agentDir, e.cwd, 20000, 50<<20, compactEvery)
+	}
 	st, _ := os.Stat(path)
 	var walls, cpus []time.Duration
 	var rss float64

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -44,16 +46,48 @@ func newPayload(b *body) (*payload, error) {
 	}
 	cut := i + len(messagesKey) - 1
 	p := &payload{head: shell[:cut], tail: shell[cut:], msgs: msgs}
-	p.size = int64(len(shell))
-	r := p.reader()
-	for i := range msgs {
-		n, err := r.encode(i)
-		if err != nil {
-			return nil, err
-		}
-		p.size += int64(n)
+	n, err := p.count()
+	if err != nil {
+		return nil, err
 	}
+	p.size = int64(len(shell)) + n
 	return p, nil
+}
+
+// count is the encoded size of the messages (with their commas), counted
+// on every processor for a long conversation.
+func (p *payload) count() (int64, error) {
+	workers := 1
+	if len(p.msgs) >= 512 {
+		workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	sizes := make([]int64, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := p.reader()
+			for i := w; i < len(p.msgs); i += workers {
+				n, err := r.encode(i)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				sizes[w] += int64(n)
+			}
+		}()
+	}
+	wg.Wait()
+	var total int64
+	for w := range workers {
+		if errs[w] != nil {
+			return 0, errs[w]
+		}
+		total += sizes[w]
+	}
+	return total, nil
 }
 
 // body returns a fresh reader of the whole payload.
