@@ -141,7 +141,7 @@ func (l *launch) loadModels(ctx context.Context) error {
 	}
 	list := reg.Available(ctx)
 	if len(list) == 0 {
-		fmt.Fprintln(l.stderr, "No provider has credentials yet; listing every known model. Set an API key (e.g. ANTHROPIC_API_KEY) or use /login.")
+		fmt.Fprintln(l.stderr, "No provider has credentials yet; listing every known model. Set an API key (e.g. ANTHROPIC_API_KEY) or use /login; "+noKeyHelp+".")
 		list = reg.All()
 	}
 	if err := models.FormatList(l.stdout, list, l.a.ListSearch); err != nil {
@@ -235,7 +235,7 @@ func (l *launch) chooseModel(ctx context.Context) error {
 		l.src.cliKey, l.src.keyFor = l.a.APIKey, model.Provider
 	}
 	if model == nil && l.mode != modeTUI && l.mode != modeRPC {
-		return fmt.Errorf("no model available: set an API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), configure models.json, or pass --model")
+		return fmt.Errorf("no model available: set an API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), configure models.json, or pass --model; %s", noKeyHelp)
 	}
 	return nil
 }
@@ -372,7 +372,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 		rc = jsonmode.Run(ctx, rt, plain, l.stdout, l.stderr)
 	case modePrint:
 		if l.model == nil {
-			return 1, fmt.Errorf("no model available")
+			return 1, fmt.Errorf("no model available; %s", noKeyHelp)
 		}
 		rc = printmode.Run(ctx, rt, plain, l.stdout, l.stderr)
 	default:

@@ -15,7 +15,7 @@ import (
 // filtered by a fuzzy search over "provider id" when search is set.
 func FormatList(w io.Writer, models []*llm.Model, search string) error {
 	if len(models) == 0 {
-		_, err := fmt.Fprintln(w, "No models available. Set an API key (run /login or export the provider's environment variable, e.g. ANTHROPIC_API_KEY) or add models to models.json.")
+		_, err := fmt.Fprintln(w, "No models available. Set an API key (run /login or export the provider's environment variable, e.g. ANTHROPIC_API_KEY) or add models to models.json (relay help models, docs/providers.md).")
 		return err
 	}
 	list := append([]*llm.Model(nil), models...)

@@ -162,7 +162,8 @@ type Model struct {
 
 // noModelHelp tells a new user, who has no API key yet, how to get going.
 const noModelHelp = "No model available. Add an API key with /login, or set one in your environment " +
-	"(e.g. export ANTHROPIC_API_KEY=... or OPENAI_API_KEY=...) and restart relay; then pick a model with /model."
+	"(e.g. export ANTHROPIC_API_KEY=... or OPENAI_API_KEY=...) and restart relay; then pick a model with /model. " +
+	"A local OpenAI-compatible server (llama.cpp, Ollama, vLLM) needs no key: see relay help models and docs/providers.md."
 
 // regularHistory is how many messages of a resumed session regular mode
 // prints.

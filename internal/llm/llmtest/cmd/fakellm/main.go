@@ -17,6 +17,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,7 +39,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	logPath := fs.String("log", "", "append each request as a JSON line to this file")
 	watchStdin := fs.Bool("stdin", false, "exit when stdin closes")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if *scriptPath == "" {
@@ -82,6 +90,53 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	<-ctx.Done()
 	return 0
 }
+
+// usageText is -help: what fakellm is for and the script format.
+const usageText = `fakellm serves a scripted fake model provider on 127.0.0.1, for tests and
+for trying relay without an API key.
+
+Usage: fakellm -script SCRIPT.json [-addr 127.0.0.1:0] [-log FILE] [-stdin]
+
+It prints its base URL on the first line of stdout, then serves until
+interrupted. Every API relay speaks is served on that port (Anthropic
+/v1/messages, OpenAI /chat/completions and /responses, Gemini
+streamGenerateContent). Point a provider at it in ~/.relay/agent/models.json:
+
+  {"providers": {"anthropic": {"baseUrl": "http://127.0.0.1:PORT"}}}
+
+and run relay with any key (ANTHROPIC_API_KEY=test relay).
+
+The script is JSON. For each request the first matching rule answers;
+otherwise the next unused response, in order; "repeat": true repeats the
+last one when they run out (else the fake answers HTTP 500).
+
+  {
+    "rules": [
+      {"when": {"toolResult": true}, "response": {"text": "Done."}},
+      {"when": {"contains": "hello", "model": "claude-opus-4-8"},
+       "response": {"text": "Hi!"}, "times": 1}
+    ],
+    "responses": [
+      {"thinking": "The user wants the files.",
+       "toolCalls": [{"name": "bash", "args": {"command": "ls"}}]},
+      {"text": "Here they are.", "chunkSize": 4, "delay": "20ms",
+       "usage": {"input": 120, "output": 8}}
+    ],
+    "repeat": true
+  }
+
+A response: text, thinking, toolCalls [{name, args, id}] (or content, the
+blocks as is: type text|thinking|redactedThinking|toolCall), usage {input,
+output, cacheRead, cacheWrite}, stopReason (stop|length|toolUse),
+chunkSize (bytes per delta), delay (before each event, "20ms"), model, and
+fault: {status, body, retryAfter} (an HTTP error), {errorType,
+errorMessage} (an in-stream error), cutAfter (bytes, then the connection
+drops), garbage (a malformed chunk), stall ("30s" of silence).
+"when" matches toolResult (the last message is a tool result), contains
+(text in the raw request body), api (anthropic-messages, ...), model.
+
+Flags:
+`
 
 func orNull(b []byte) []byte {
 	if json.Valid(b) {
