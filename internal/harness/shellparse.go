@@ -254,11 +254,11 @@ func stripTabs(text string) string {
 
 func wordInput(w *syntax.Word, what string) stdinSource {
 	if w == nil {
-		return stdinSource{present: true, static: true}
+		return stdinSource{present: true, static: true, what: what}
 	}
 	sw := resolveWord(w, "", false)
 	if sw.static {
-		return stdinSource{present: true, static: true, text: sw.text}
+		return stdinSource{present: true, static: true, text: sw.text, what: what}
 	}
 	return stdinSource{present: true, what: what + " with expansions"}
 }
@@ -325,11 +325,11 @@ func (s *shellScanner) output(st *syntax.Stmt, in stdinSource) stdinSource {
 		switch name {
 		case "echo":
 			if text, ok := echoText(words[1:]); ok {
-				return stdinSource{present: true, static: true, text: text}
+				return stdinSource{present: true, static: true, text: text, what: dyn.what}
 			}
 		case "printf":
 			if len(words) == 2 && words[1].static && !strings.Contains(words[1].text, "%") {
-				return stdinSource{present: true, static: true, text: unescapeEcho(words[1].text)}
+				return stdinSource{present: true, static: true, text: unescapeEcho(words[1].text), what: dyn.what}
 			}
 		case "cat", "tee":
 			if in.present && allFlagsOrFiles(words[1:], name == "tee") {

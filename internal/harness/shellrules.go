@@ -357,8 +357,8 @@ func (s *shellScanner) interpreter(key, name string, args []shellWord, in stdinS
 }
 
 func describeInput(in stdinSource) string {
-	if in.static {
-		return "inline code"
+	if in.what == "" {
+		return "standard input"
 	}
 	return in.what
 }
