@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/jsonmode":                50,
 	"internal/rpcmode":                 50,
 	"internal/app":                     40,
+	"internal/layaauto":                45, // laya/auto on the runtime: imports app, registers on its seam
 	"internal/agent":                   30,
 	"internal/compaction":              30,
 	"internal/harness":                 30,

@@ -74,10 +74,6 @@ func (r *Runtime) registerCommands() error {
 			}
 			return "Debug log written to: " + p, nil
 		})},
-		{Name: "laya", Description: "Adaptive routing: status, setup, learn, models, policy", Run: func(ctx context.Context, arg string) (commands.Output, error) {
-			t, err := r.layaCommand(ctx, arg)
-			return commands.Output{Text: t}, err
-		}},
 		{Name: "trust", Description: "Show or change project trust", Run: text(func(arg string) (string, error) {
 			if arg == "" {
 				return r.TrustState().Format(), nil

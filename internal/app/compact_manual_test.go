@@ -30,7 +30,7 @@ func TestManualCompactionOfShortSession(t *testing.T) {
 	if !strings.HasPrefix(res.Summary, "## Goal\nsay hello") || res.TokensBefore <= 0 {
 		t.Errorf("result %+v", res)
 	}
-	req := fc.reqs[len(fc.reqs)-1].Messages[0].(*llm.UserMessage).Content.PlainText()
+	req := fc.Reqs[len(fc.Reqs)-1].Messages[0].(*llm.UserMessage).Content.PlainText()
 	if !strings.Contains(req, "[User]: Say hello") || !strings.Contains(req, "[Assistant]: hello") {
 		t.Errorf("the summary request lacks the conversation:\n%s", req)
 	}

@@ -130,13 +130,13 @@ func TestExpandCommandOnPromptSteerFollowUp(t *testing.T) {
 	if err := rt.Prompt(context.Background(), `/mytemplate "the file" now`, nil); err != nil {
 		t.Fatal(err)
 	}
-	last := fc.reqs[0].Messages[len(fc.reqs[0].Messages)-1].(*llm.UserMessage)
+	last := fc.Reqs[0].Messages[len(fc.Reqs[0].Messages)-1].(*llm.UserMessage)
 	if got := last.Content.Text; got != "Please handle the file carefully (the file now)." {
 		t.Errorf("sent %q", got)
 	}
 	// No read/bash tool is active: the skills section stays out.
-	if strings.Contains(fc.reqs[0].SystemPrompt, "<skills>") {
-		t.Errorf("skills section without read/bash:\n%s", fc.reqs[0].SystemPrompt)
+	if strings.Contains(fc.Reqs[0].SystemPrompt, "<skills>") {
+		t.Errorf("skills section without read/bash:\n%s", fc.Reqs[0].SystemPrompt)
 	}
 	skill := filepath.Join(agent, "skills", "review-code", "SKILL.md")
 	block := "<skill name=\"review-code\" location=\"" + skill + "\">\nReferences are relative to " + filepath.Dir(skill) + ".\n\nCheck the diff.\n</skill>"

@@ -123,7 +123,6 @@ type Runtime struct {
 	lastPrompt  time.Time
 	hooks       *hooks.Set
 	cmds        *commands.Registry
-	laya        *layaState
 	res         resourceState // skills and prompt templates (resources.go)
 }
 
@@ -324,9 +323,11 @@ func (r *Runtime) FollowUp(text string, images []llm.ImageContent) {
 // Abort stops the current run and waits until idle.
 func (r *Runtime) Abort() { r.agent.Abort() }
 
-// Close releases the session file.
+// Close tells the seam relay is quitting (session_shutdown) and releases
+// the session file.
 func (r *Runtime) Close() error {
 	r.agent.Abort()
+	r.hooks.SessionShutdown.Notify(context.Background(), &hooks.SessionChange{Reason: hooks.ReasonQuit, Session: r.Session(), File: r.Session().SessionFile()})
 	return r.Session().Close()
 }
 

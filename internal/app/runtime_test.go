@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/relay-agent/relay/internal/app/apptest"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/compaction"
@@ -16,49 +16,16 @@ import (
 	"github.com/relay-agent/relay/internal/tool"
 )
 
-type reply func(req *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage
+type (
+	reply      = apptest.Reply
+	fakeClient = apptest.FakeClient
+	echoTool   = apptest.EchoTool
+)
 
-// fakeClient answers from a list; it records each request.
-type fakeClient struct {
-	mu      sync.Mutex
-	replies []reply
-	reqs    []*llm.Request
-}
-
-func (f *fakeClient) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
-	f.mu.Lock()
-	f.reqs = append(f.reqs, req)
-	i := len(f.reqs) - 1
-	f.mu.Unlock()
-	b := llm.NewMessageBuilder(req.Model, emit)
-	if i >= len(f.replies) {
-		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "fake: no more replies"})
-	}
-	if m := f.replies[i](req, b); m != nil {
-		return m
-	}
-	return b.Finish()
-}
-
-func say(text string) reply {
-	return func(_ *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
-		i := b.StartText()
-		b.AppendText(i, text)
-		b.EndText(i)
-		b.SetUsage(llm.Usage{Input: 100, Output: 10, TotalTokens: 110})
-		return nil
-	}
-}
-
-func call(name, args string) reply {
-	return func(_ *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
-		i := b.StartToolCall("call_"+name, name)
-		b.AppendToolCallArgs(i, args)
-		b.EndToolCall(i)
-		b.SetStopReason(llm.StopToolUse, "tool_use")
-		return nil
-	}
-}
+var (
+	say  = apptest.Say
+	call = apptest.Call
+)
 
 type fakeModels struct {
 	client *fakeClient
@@ -77,18 +44,9 @@ func (f *fakeModels) Find(p, id string) *llm.Model {
 }
 func (f *fakeModels) Available() []*llm.Model { return []*llm.Model{f.model} }
 
-type echoTool struct{}
-
-func (echoTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{Name: "echo", Description: "echo", Parameters: json.RawMessage(`{"type":"object"}`)}
-}
-func (echoTool) Execute(ctx context.Context, args json.RawMessage, _ func(tool.Result)) tool.Result {
-	return tool.Text("echo:" + string(args))
-}
-
 func newRuntime(t *testing.T, replies ...reply) (*Runtime, *fakeClient) {
 	t.Helper()
-	fc := &fakeClient{replies: replies}
+	fc := &fakeClient{Replies: replies}
 	model := &llm.Model{ID: "m1", Provider: "fake", API: "fake-api", ContextWindow: 100000, MaxTokens: 8000}
 	reg, _ := tool.NewRegistry(echoTool{})
 	rt, err := New(Config{Cwd: t.TempDir(), Session: session.InMemory("/proj"), Models: &fakeModels{fc, model}, Model: model,
@@ -114,10 +72,10 @@ func TestPromptPersistsSystemUserAssistant(t *testing.T) {
 	if got := strings.Join(roles, ","); got != "system,user,assistant,toolResult,assistant" {
 		t.Errorf("entry roles %s", got)
 	}
-	if len(fc.reqs) != 2 {
-		t.Fatalf("%d requests", len(fc.reqs))
+	if len(fc.Reqs) != 2 {
+		t.Fatalf("%d requests", len(fc.Reqs))
 	}
-	r := fc.reqs[1]
+	r := fc.Reqs[1]
 	if !strings.Contains(r.SystemPrompt, "Current working directory: /") || len(r.Tools) != 1 || r.Tools[0].Name != "echo" {
 		t.Errorf("request system/tools wrong: %q %v", r.SystemPrompt, r.Tools)
 	}
@@ -171,7 +129,7 @@ func TestManualCompaction(t *testing.T) {
 	if !strings.HasPrefix(res.Summary, "## Goal\nsummary") || res.TokensBefore == 0 {
 		t.Errorf("result %+v", res)
 	}
-	last := fc.reqs[len(fc.reqs)-2]
+	last := fc.Reqs[len(fc.Reqs)-2]
 	if last.SystemPrompt != compaction.SystemPrompt || !strings.Contains(last.Messages[0].(*llm.UserMessage).Content.PlainText(), "Additional focus: focus on tests") {
 		t.Errorf("summary request wrong")
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/jsonmode"
+	"github.com/relay-agent/relay/internal/layaauto"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/printmode"
@@ -299,15 +300,22 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	l.resOpts = app.ResourceOptions{Settings: st, Cwd: l.cwd, AgentDir: l.agentDir, ProjectTrusted: l.trusted,
 		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts}
 	cfg.Resources = app.LoadResources(l.resOpts)
+	// laya/auto: a virtual model in the registry the runtime sees, routed
+	// through the seam once the runtime exists.
+	drv := layaauto.New(layaauto.Options{Settings: st, AgentDir: l.agentDir, Cwd: l.cwd, Env: l.env, PolicyFlag: a.LayaPolicy,
+		Interactive: l.mode == modeTUI, Version: Version, Tools: tools}, cfg.Models)
+	cfg.Models, cfg.Model = drv.Models(), drv.Model(cfg.Model)
 	rt, err := app.New(cfg)
 	if err != nil {
 		return err
 	}
 	l.rt, l.sess = rt, nil
+	if err := drv.Attach(rt); err != nil {
+		return err
+	}
 	for _, d := range rt.Resources().Diagnostics {
 		fmt.Fprintln(l.stderr, "Warning:", d)
 	}
-	rt.EnableLaya(st, a.LayaPolicy, l.mode == modeTUI, Version)
 	if l.model != nil && rt.Session().LeafID() == "" {
 		_, _ = rt.Session().AppendModelChange(l.model.Provider, l.model.ID)
 		_, _ = rt.Session().AppendThinkingLevelChange(string(rt.ThinkingLevel()))

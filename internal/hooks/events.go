@@ -294,3 +294,13 @@ type TrustResult struct {
 
 // None is the result of notification points.
 type None struct{}
+
+// StatusQuery asks features for their status-line text (the TUI polls it
+// each frame; a feature's equivalent of an extension's ui.setStatus).
+type StatusQuery struct{}
+
+// StatusResult is a feature's status-line part and footer model text.
+type StatusResult struct {
+	Line   string
+	Footer string
+}

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -44,6 +45,7 @@ type Set struct {
 	ThinkingSelect    Point[ThinkingSelect, None]
 	ResourcesDiscover Point[ResourcesDiscover, ResourcesResult]
 	ProjectTrust      Point[Trust, TrustResult]
+	Status            Point[StatusQuery, StatusResult]
 }
 
 // New returns a Set with every point named as in the spec.
@@ -77,6 +79,7 @@ func New() *Set {
 	s.ThinkingSelect.init("thinking_level_select", s)
 	s.ResourcesDiscover.init("resources_discover", s)
 	s.ProjectTrust.init("project_trust", s)
+	s.Status.init("status", s)
 	return s
 }
 
@@ -290,4 +293,20 @@ func (s *Set) UI() UI {
 		return b.ui
 	}
 	return nil
+}
+
+// RunStatus joins the features' status-line parts with " · "; the footer
+// is the first non-empty one.
+func (s *Set) RunStatus(ctx context.Context) (line, footer string) {
+	var parts []string
+	s.Status.each(ctx, &StatusQuery{}, func(_ string, r StatusResult) bool {
+		if r.Line != "" {
+			parts = append(parts, r.Line)
+		}
+		if footer == "" {
+			footer = r.Footer
+		}
+		return false
+	}, nil)
+	return strings.Join(parts, " · "), footer
 }

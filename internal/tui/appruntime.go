@@ -68,26 +68,10 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		}
 	}
 	opts.OnCommand = ar.command
-	// Laya's routing state: the status line shows the routed task and any
-	// "why Laya is not running" notice, the footer the physical model.
-	var notice string
-	var noticeMu sync.Mutex
-	opts.StatusLine = func() string {
-		status, _ := rt.LayaStatus()
-		noticeMu.Lock()
-		defer noticeMu.Unlock()
-		if ns := rt.LayaNotices(); len(ns) > 0 {
-			notice = ns[len(ns)-1]
-		}
-		// Notices concern laya/auto only: people who never select it
-		// are not told that its server is down.
-		if notice != "" && status != "" {
-			return status + " · " + notice
-		}
-		return status
-	}
-	opts.FooterModel = func() string { _, footer := rt.LayaStatus(); return footer }
-	defer rt.LayaShutdown()
+	// Features' status (Laya's routed task and why it is not running) on
+	// the status line; the footer names the physical model.
+	opts.StatusLine = func() string { line, _ := rt.Hooks().RunStatus(context.Background()); return line }
+	opts.FooterModel = func() string { _, footer := rt.Hooks().RunStatus(context.Background()); return footer }
 	for _, c := range rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension) {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}

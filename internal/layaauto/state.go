@@ -1,4 +1,4 @@
-package app
+package layaauto
 
 import (
 	"context"
@@ -7,19 +7,23 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 )
 
-// layaState is the runtime's side of laya/auto: the router, the plan made
-// for the prompt being sent, the tool baseline under toolRouting enforce,
-// the learn session and the Docker runtime.
-type layaState struct {
+// Driver is laya/auto on the runtime: the router, the plan made for the
+// prompt being sent, the tool baseline under toolRouting enforce, the
+// learn session and the Docker runtime. It registers on the runtime's seam
+// (Attach); the runtime never calls it by name.
+type Driver struct {
+	opts   Options
+	rt     Runtime
 	router *laya.Router
 	docker *laya.Docker // nil when relay does not manage a container
-	models Models       // the registry without the virtual model
+	models app.Models   // the registry without the virtual model
 
 	mu          sync.Mutex
 	pending     *pendingPlan
@@ -27,7 +31,8 @@ type layaState struct {
 	routed      *llm.Model
 	routedLevel llm.ThinkingLevel
 	routeErr    error
-	status      string
+	statusLine  string
+	notice      string // the latest "why Laya is not running" notice
 	progress    string // Docker install/training progress
 	lessonsFor  string // user entry id whose lessons were checked
 	learn       *laya.LearnSession
@@ -155,8 +160,8 @@ func viewBranch(entries []*session.Entry) (v branchView) {
 // other requests made with the selected model), or reports why routing
 // failed.
 type layaModels struct {
-	Models
-	ls *layaState
+	app.Models
+	ls *Driver
 }
 
 func (m layaModels) Find(provider, id string) *llm.Model {
@@ -180,7 +185,7 @@ func (m layaModels) Available() []*llm.Model {
 // autoModel is laya/auto with the context window and output limit of the
 // smallest model it may route to, so compaction thresholds hold whichever
 // model runs the next request.
-func (ls *layaState) autoModel() *llm.Model {
+func (ls *Driver) autoModel() *llm.Model {
 	am := laya.AutoModel()
 	window, out := 0, 0
 	for _, c := range ls.router.Candidates() {
@@ -261,33 +266,33 @@ func (c failingClient) Stream(_ context.Context, req *llm.Request, emit func(llm
 
 // registerLearnTool adds laya_learn to the tool registry (not active: the
 // /laya learn command activates it).
-func (r *Runtime) registerLearnTool() {
-	ls := r.laya
+func (d *Driver) registerLearnTool() {
+	ls := d
 	t := &laya.LearnTool{
-		Home: ls.router.Config().Home, Now: r.cfg.Now,
+		Home: ls.router.Config().Home, Now: d.opts.Now,
 		Current: func() *laya.LearnSession {
 			ls.mu.Lock()
 			defer ls.mu.Unlock()
 			return ls.learn
 		},
-		Collect: func() []laya.Task { return laya.ExtractTasks(r.Session().Branch(""), ls.router.Registry()) },
+		Collect: func() []laya.Task { return laya.ExtractTasks(d.rt.Session().Branch(""), ls.router.Registry()) },
 		OnSaved: func(res laya.MergeResult, train bool) string {
-			status := r.trainAfterLearn(train)
+			status := d.trainAfterLearn(train)
 			ls.mu.Lock()
 			ls.learned = fmt.Sprintf("Laya learned %d tasks (%d new, %d updated; %d session tasks in the dataset).", res.Added+res.Updated, res.Added, res.Updated, res.SessionTasks)
 			ls.mu.Unlock()
 			return status
 		},
 	}
-	if r.cfg.Tools != nil {
-		r.cfg.Tools.Replace(t)
+	if d.opts.Tools != nil {
+		d.opts.Tools.Replace(t)
 	}
 }
 
 // trainAfterLearn starts a background training after labels were saved,
 // when the Laya server runs; it returns the status line for the tool.
-func (r *Runtime) trainAfterLearn(train bool) string {
-	ls := r.laya
+func (d *Driver) trainAfterLearn(train bool) string {
+	ls := d
 	const memory = "The memory routes similar requests from the next one on."
 	if !train {
 		return memory
@@ -342,24 +347,23 @@ func trainReport(res *laya.TrainResult, err error) string {
 // laya.autostart, and installs it in the background for interactive
 // sessions (progress in the status line; one notice when Docker is
 // missing).
-func (r *Runtime) setupDocker(st *settings.Settings, cfg laya.Config, interactive bool, version string) {
-	ls := r.laya
+func (d *Driver) setupDocker(st *settings.Settings, cfg laya.Config) {
 	if !st.Laya.Autostart || !laya.IsLocalURL(cfg.BaseURL) {
 		return
 	}
-	d := laya.NewDocker(cfg.Home, cfg.BaseURL, st.Laya.Image, version)
-	d.Progress = func(s string) {
-		ls.mu.Lock()
-		ls.progress = s
-		ls.mu.Unlock()
+	dk := laya.NewDocker(cfg.Home, cfg.BaseURL, st.Laya.Image, d.opts.Version)
+	dk.Progress = func(s string) {
+		d.mu.Lock()
+		d.progress = s
+		d.mu.Unlock()
 	}
-	ls.docker = d
-	ls.router.SetServerBusy(d.Busy)
+	d.docker = dk
+	d.router.SetServerBusy(dk.Busy)
 	// Offline: no automatic image pull or start; /laya start still works.
-	if interactive && !r.cfg.Env.Offline {
+	if d.opts.Interactive && !d.opts.Env.Offline {
 		go func() {
-			if err := d.Ensure(context.Background()); err != nil {
-				ls.router.Notice(err.Error())
+			if err := dk.Ensure(context.Background()); err != nil {
+				d.router.Notice(err.Error())
 			}
 		}()
 	}

@@ -1,12 +1,13 @@
-package app
+package layaauto
 
 import (
 	"path/filepath"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/app/apptest"
+
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/session"
 )
 
 // keyless is a catalog whose registry models have no credentials: only
@@ -33,7 +34,7 @@ func TestLayaAutoOfferedOnlyWhenItCanRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cat := newLayaCatalog(&fakeClient{}, "anthropic")
+			cat := newLayaCatalog(&apptest.FakeClient{}, "anthropic")
 			avail := []*llm.Model{local, other}
 			if tt.withKeys {
 				avail = append(avail, cat.models...)
@@ -41,11 +42,7 @@ func TestLayaAutoOfferedOnlyWhenItCanRoute(t *testing.T) {
 			cat.models = append(cat.models, local, other)
 			models := keyless{cat, avail}
 			agentDir := t.TempDir()
-			rt, err := New(Config{Cwd: t.TempDir(), AgentDir: agentDir, Session: session.InMemory("/proj"), Models: models, Model: local, NoContext: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rt.SetRouter(laya.New(laya.Config{Home: filepath.Join(agentDir, "laya"), BaseURL: deadURL(t)}, models))
+			rt := attach(t, NewWithRouter(Options{AgentDir: agentDir}, models, laya.New(laya.Config{Home: filepath.Join(agentDir, "laya"), BaseURL: deadURL(t)}, models)), local)
 			listed := false
 			for _, m := range rt.AvailableModels() {
 				listed = listed || laya.IsAutoModel(m)

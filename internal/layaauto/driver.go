@@ -1,9 +1,8 @@
-package app
+package layaauto
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,23 +10,24 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tool"
 )
 
-// Hook points for the Laya router (laya/auto). The runtime calls these at
-// fixed places; with no router wired they are pass-throughs.
-
-// LayaConfig resolves the router configuration from settings (the API key
-// from LAYA_API_KEY; EnableLaya prefers a stored credential). The base
-// URL is laya.baseUrl, else LAYA_BASE_URL, else laya.md's 127.0.0.1:8737
-// (the Docker generation; settings.md's 8000 default belongs to the older
+// Config resolves the router configuration from settings (the API key
+// from LAYA_API_KEY; New prefers a stored credential). The base URL is
+// laya.baseUrl, else LAYA_BASE_URL, else laya.md's 127.0.0.1:8737 (the
+// Docker generation; settings.md's 8000 default belongs to the older
 // host-Python generation).
-func LayaConfig(st *settings.Settings, agentDir string, env config.Env) laya.Config {
+func Config(st *settings.Settings, agentDir string, env config.Env) laya.Config {
 	l := st.Laya
 	base := l.BaseURL
 	if base == "" {
@@ -45,147 +45,204 @@ func LayaConfig(st *settings.Settings, agentDir string, env config.Env) laya.Con
 	}
 }
 
-// EnableLaya wires laya/auto from settings: the router, --laya-policy
-// (policyFlag, "" = none) and, for interactive sessions with
-// laya.autostart, the background install of the Docker runtime (version is
-// relay's, for the image tag).
-func (r *Runtime) EnableLaya(st *settings.Settings, policyFlag string, interactive bool, version string) {
-	cfg := LayaConfig(st, r.cfg.AgentDir, r.cfg.Env)
+// Options configure a Driver.
+type Options struct {
+	Settings *settings.Settings
+	AgentDir string
+	Cwd      string
+	Env      config.Env
+	// PolicyFlag is --laya-policy ("" = none).
+	PolicyFlag string
+	// Interactive sessions with laya.autostart install the Docker runtime
+	// in the background (never when Env.Offline).
+	Interactive bool
+	// Version is relay's, for the image tag.
+	Version string
+	// Tools is the registry laya_learn joins (not active until /laya learn).
+	Tools *tool.Registry
+	Now   func() time.Time
+}
+
+// New builds the driver from settings. models is the registry without the
+// virtual model; the runtime is built with Models() instead.
+func New(o Options, models app.Models) *Driver {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	cfg := Config(o.Settings, o.AgentDir, o.Env)
 	// A stored credential for the laya provider wins over LAYA_API_KEY.
-	if r.cfg.Models != nil {
+	if models != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if key, _, err := r.cfg.Models.Auth(ctx, &llm.Model{Provider: laya.Provider, ID: laya.ClassifierModelID, API: "typesafe-system-one"}); err == nil && key != "" {
+		if key, _, err := models.Auth(ctx, &llm.Model{Provider: laya.Provider, ID: laya.ClassifierModelID, API: "typesafe-system-one"}); err == nil && key != "" {
 			cfg.APIKey = key
 		}
 		cancel()
 	}
+	d := &Driver{opts: o, models: models}
 	// The plan names up to three loaded skills relevant to the request.
 	cfg.Skills = func() []laya.Skill {
 		var out []laya.Skill
-		for _, s := range r.loadedSkills() {
+		if d.rt == nil || d.rt.Resources() == nil {
+			return nil
+		}
+		for _, s := range d.rt.Resources().Skills {
 			if !s.DisableModelInvocation {
 				out = append(out, laya.Skill{Name: s.Name, Description: s.Description})
 			}
 		}
 		return out
 	}
-	router := laya.New(cfg, r.cfg.Models)
-	if policyFlag != "" {
-		router.SetFlagProfile(policyFlag)
+	d.router = laya.New(cfg, models)
+	if o.PolicyFlag != "" {
+		d.router.SetFlagProfile(o.PolicyFlag)
 	}
-	r.SetRouter(router)
-	r.setupDocker(st, cfg, interactive, version)
+	d.registerLearnTool()
+	d.setupDocker(o.Settings, cfg)
+	return d
 }
 
-// SetRouter wires a router: laya/auto becomes a selectable model, the
-// laya_learn tool is registered, and routed runs are recorded.
-func (r *Runtime) SetRouter(router *laya.Router) {
-	ls := &layaState{router: router, models: r.cfg.Models}
-	r.laya = ls
-	r.cfg.Models = layaModels{Models: ls.models, ls: ls}
-	r.mu.Lock()
-	if laya.IsAutoModel(r.model) {
-		r.model = ls.autoModel()
+// NewWithRouter is New around a router built elsewhere (tests).
+func NewWithRouter(o Options, models app.Models, router *laya.Router) *Driver {
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	r.mu.Unlock()
-	r.registerLearnTool()
-	r.hooks.Route.On(laya.Provider, func(ctx context.Context, e *hooks.Route) (hooks.RouteResult, error) {
+	d := &Driver{opts: o, models: models, router: router}
+	d.registerLearnTool()
+	return d
+}
+
+// Models is the registry with laya/auto added, for app.Config.Models.
+func (d *Driver) Models() app.Models { return layaModels{Models: d.models, ls: d} }
+
+// Model resolves the laya/auto placeholder chooseModel picked to the
+// virtual model with the limits of the models it routes to.
+func (d *Driver) Model(m *llm.Model) *llm.Model {
+	if laya.IsAutoModel(m) {
+		return d.autoModel()
+	}
+	return m
+}
+
+// Attach puts the driver on the runtime's seam: it plans each prompt and
+// routes each request (Route), notes failures (message_end), records
+// telemetry when a routed run ends, shows its status, stops a training
+// when relay quits, and registers /laya.
+func (d *Driver) Attach(rt Runtime) error {
+	d.rt = rt
+	h := rt.Hooks()
+	h.Route.On(laya.Provider, func(ctx context.Context, e *hooks.Route) (hooks.RouteResult, error) {
 		if e.Reason == hooks.RouteUser {
-			return hooks.RouteResult{}, r.routePrompt(ctx, e.Prompt)
+			return hooks.RouteResult{}, d.routePrompt(ctx, e.Prompt)
 		}
-		m, level := r.requestModel()
+		m, level := d.requestModel()
 		return hooks.RouteResult{Model: m, ThinkingLevel: level}, nil
 	})
-	r.hooks.AssistantEnd.On(laya.Provider, func(_ context.Context, e *hooks.AssistantEnd) (hooks.None, error) {
-		router.NoteFailure(e.Message)
+	h.AssistantEnd.On(laya.Provider, func(_ context.Context, e *hooks.AssistantEnd) (hooks.None, error) {
+		d.router.NoteFailure(e.Message)
 		return hooks.None{}, nil
 	})
-	r.Subscribe(func(e agent.Event) {
+	h.Status.On(laya.Provider, func(context.Context, *hooks.StatusQuery) (hooks.StatusResult, error) {
+		return d.status(), nil
+	})
+	h.SessionShutdown.On(laya.Provider, func(context.Context, *hooks.SessionChange) (hooks.None, error) {
+		d.shutdown()
+		return hooks.None{}, nil
+	})
+	rt.Subscribe(func(e agent.Event) {
 		if e.Type == agent.AgentEnd && !e.WillRetry {
-			r.recordTelemetry()
+			d.recordTelemetry()
 		}
 	})
+	return rt.Commands().Register(commands.Command{Name: "laya", Description: "Adaptive routing: status, setup, learn, models, policy",
+		Source: commands.Builtin, Complete: completeSub,
+		Run: func(ctx context.Context, args string) (commands.Output, error) {
+			text, err := d.command(ctx, args)
+			return commands.Output{Text: text}, err
+		}})
 }
 
-// LayaShutdown stops a running Laya training (training stops when relay
+// completeSub offers the /laya subcommands.
+func completeSub(prefix string) []commands.Completion {
+	var out []commands.Completion
+	for _, s := range []string{"status", "setup", "start", "stop", "learn", "train", "models", "use", "policy", "decisions", "seed", "export"} {
+		if strings.HasPrefix(s, prefix) {
+			out = append(out, commands.Completion{Value: s})
+		}
+	}
+	return out
+}
+
+// shutdown stops a running Laya training (training stops when relay
 // quits); the server container keeps running between sessions.
-func (r *Runtime) LayaShutdown() {
-	if r.laya == nil || r.laya.docker == nil {
+func (d *Driver) shutdown() {
+	if d.docker == nil {
 		return
 	}
-	r.laya.mu.Lock()
-	training := r.laya.training
-	r.laya.mu.Unlock()
-	if training || r.laya.docker.Training() != nil {
+	d.mu.Lock()
+	training := d.training
+	d.mu.Unlock()
+	if training || d.docker.Training() != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		r.laya.docker.StopTraining(ctx)
+		d.docker.StopTraining(ctx)
 	}
 }
 
-// SetLayaPolicy is --laya-policy / /laya policy for this session.
-func (r *Runtime) SetLayaPolicy(profile string) error {
-	if r.laya == nil {
-		return fmt.Errorf("laya is not enabled")
+// Router returns the router.
+func (d *Driver) Router() *laya.Router { return d.router }
+
+func (d *Driver) auto() bool { return laya.IsAutoModel(d.rt.Model()) }
+
+// status is the status-line part: lines() plus the latest "why Laya is
+// not running" notice, both only while laya/auto is selected (people who
+// never select it are not told that its server is down).
+func (d *Driver) status() hooks.StatusResult {
+	if ns := d.router.Notices(); len(ns) > 0 {
+		d.mu.Lock()
+		d.notice = ns[len(ns)-1]
+		d.mu.Unlock()
 	}
-	return r.laya.router.SetSessionProfile(profile)
-}
-
-// Router returns the Laya router (nil when not wired).
-func (r *Runtime) Router() *laya.Router {
-	if r.laya == nil {
-		return nil
+	line, footer := d.lines()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.notice != "" && line != "" {
+		line += " · " + d.notice
 	}
-	return r.laya.router
+	return hooks.StatusResult{Line: line, Footer: footer}
 }
 
-func (r *Runtime) layaAuto() (*layaState, bool) {
-	ls := r.laya
-	return ls, ls != nil && laya.IsAutoModel(r.Model())
-}
-
-// LayaStatus returns the status line ("laya balanced: bug_fix → fast
+// lines returns the status line ("laya balanced: bug_fix → fast
 // claude-haiku-4-5 • minimal (rules)", plus Docker progress) and the footer
 // text for the selected model ("laya/auto → claude-haiku-4-5 • minimal");
 // both are "" unless laya/auto is selected.
-func (r *Runtime) LayaStatus() (status, footer string) {
-	ls, ok := r.layaAuto()
-	if !ok {
+func (d *Driver) lines() (status, footer string) {
+	if !d.auto() {
 		return "", ""
 	}
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	status = ls.status
-	if ls.progress != "" {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	status = d.statusLine
+	if d.progress != "" {
 		if status != "" {
 			status += " · "
 		}
-		status += ls.progress
+		status += d.progress
 	}
 	footer = laya.Footer(nil)
-	if ls.routed != nil {
-		footer = fmt.Sprintf("%s/%s → %s • %s", laya.Provider, laya.AutoID, ls.routed.ID, ls.routedLevel)
+	if d.routed != nil {
+		footer = fmt.Sprintf("%s/%s → %s • %s", laya.Provider, laya.AutoID, d.routed.ID, d.routedLevel)
 	}
 	return status, footer
 }
 
-// LayaNotices returns the one-time messages (why Laya is not running, a
-// foreign server on the port) not shown yet.
-func (r *Runtime) LayaNotices() []string {
-	if r.laya == nil {
-		return nil
-	}
-	return r.laya.router.Notices()
-}
-
 // restoreTools puts back the tools toolRouting enforce deactivated.
-func (r *Runtime) restoreLayaTools(ls *layaState) {
+func (d *Driver) restoreLayaTools(ls *Driver) {
 	ls.mu.Lock()
 	base := ls.baseline
 	ls.baseline = nil
 	ls.mu.Unlock()
 	if base != nil {
-		r.SetActiveTools(base)
+		d.rt.SetActiveTools(base)
 	}
 }
 
@@ -193,19 +250,19 @@ func (r *Runtime) restoreLayaTools(ls *layaState) {
 // with laya/auto selected it assesses the request, applies the policy,
 // selects the model and, under toolRouting enforce, deactivates the tools
 // the request does not need.
-func (r *Runtime) routePrompt(ctx context.Context, text string) error {
-	ls := r.laya
-	r.restoreLayaTools(ls)
-	if !laya.IsAutoModel(r.Model()) || laya.IsHarnessText(text) {
+func (d *Driver) routePrompt(ctx context.Context, text string) error {
+	ls := d
+	d.restoreLayaTools(ls)
+	if !laya.IsAutoModel(d.rt.Model()) || laya.IsHarnessText(text) {
 		return nil
 	}
-	ls.router.Follow(viewBranch(r.Session().Branch("")).physical)
+	ls.router.Follow(viewBranch(d.rt.Session().Branch("")).physical)
 	a := ls.router.Assess(ctx, text)
 	st, err := ls.router.Plan(text, a)
 	if err != nil {
 		return err
 	}
-	active := r.ActiveTools()
+	active := d.rt.ActiveTools()
 	deact := ls.router.UnneededTools(st, active)
 	if len(deact) > 0 {
 		drop := map[string]bool{}
@@ -218,7 +275,7 @@ func (r *Runtime) routePrompt(ctx context.Context, text string) error {
 				keep = append(keep, n)
 			}
 		}
-		r.SetActiveTools(keep)
+		d.rt.SetActiveTools(keep)
 	}
 	ls.mu.Lock()
 	if len(deact) > 0 {
@@ -236,13 +293,13 @@ func (r *Runtime) routePrompt(ctx context.Context, text string) error {
 // cache prefix stays stable for the rest of the session); later requests
 // escalate after repeated failures or move to another provider after a
 // quota error.
-func (r *Runtime) requestModel() (*llm.Model, llm.ThinkingLevel) {
-	ls := r.laya
-	if !laya.IsAutoModel(r.Model()) {
-		r.attachLessons(ls)
-		return r.Model(), r.ThinkingLevel()
+func (d *Driver) requestModel() (*llm.Model, llm.ThinkingLevel) {
+	ls := d
+	if !laya.IsAutoModel(d.rt.Model()) {
+		d.attachLessons(ls)
+		return d.rt.Model(), d.rt.ThinkingLevel()
 	}
-	m, level, err := r.route(ls)
+	m, level, err := d.route(ls)
 	ls.mu.Lock()
 	ls.routeErr = err
 	if err == nil {
@@ -251,13 +308,13 @@ func (r *Runtime) requestModel() (*llm.Model, llm.ThinkingLevel) {
 	ls.mu.Unlock()
 	if err != nil {
 		// The virtual model's client reports err as a failed response.
-		return r.Model(), r.ThinkingLevel()
+		return d.rt.Model(), d.rt.ThinkingLevel()
 	}
 	return m, level
 }
 
-func (r *Runtime) route(ls *layaState) (*llm.Model, llm.ThinkingLevel, error) {
-	sess := r.Session()
+func (d *Driver) route(ls *Driver) (*llm.Model, llm.ThinkingLevel, error) {
+	sess := d.rt.Session()
 	v := viewBranch(sess.Branch(""))
 	router := ls.router
 	router.Follow(v.physical)
@@ -316,7 +373,7 @@ func (r *Runtime) route(ls *layaState) (*llm.Model, llm.ThinkingLevel, error) {
 	}
 	router.Observe(st)
 	ls.mu.Lock()
-	ls.status = laya.StatusLine(st)
+	ls.statusLine = laya.StatusLine(st)
 	ls.mu.Unlock()
 	return router.Resolve(st)
 }
@@ -324,11 +381,11 @@ func (r *Runtime) route(ls *layaState) (*llm.Model, llm.ThinkingLevel, error) {
 // attachLessons adds a hidden [laya:lessons] message after a new user
 // request when the user picked a model and similar learned tasks carry
 // lessons.
-func (r *Runtime) attachLessons(ls *layaState) {
+func (d *Driver) attachLessons(ls *Driver) {
 	if ls.router.Memory() == nil {
 		return
 	}
-	sess := r.Session()
+	sess := d.rt.Session()
 	v := viewBranch(sess.Branch(""))
 	ls.mu.Lock()
 	seen := v.userID == "" || v.userID == ls.lessonsFor
@@ -344,17 +401,17 @@ func (r *Runtime) attachLessons(ls *layaState) {
 
 // recordTelemetry writes one record when a routed run of the current task
 // ends.
-func (r *Runtime) recordTelemetry() {
-	ls, ok := r.layaAuto()
-	if !ok {
+func (d *Driver) recordTelemetry() {
+	if !d.auto() {
 		return
 	}
-	v := viewBranch(r.Session().Branch(""))
+	ls := d
+	v := viewBranch(d.rt.Session().Branch(""))
 	st := v.state
 	if st == nil || v.userText == "" || !v.current || v.learning {
 		return
 	}
-	rec := laya.TelemetryRecord{TaskID: st.TaskID, Timestamp: r.cfg.Now().UTC().Format(time.RFC3339Nano), Request: st.Request,
+	rec := laya.TelemetryRecord{TaskID: st.TaskID, Timestamp: d.opts.Now().UTC().Format(time.RFC3339Nano), Request: st.Request,
 		Classification: laya.NewClassification(st.Assessment),
 		Policy:         laya.TelemetryPolicy{Profile: st.Profile, RequiredTier: st.Policy.RequiredTier.String(), Rules: st.Policy.Rules},
 		Result:         laya.RunResult{Outcome: "completed", Attempts: st.Attempts, Escalations: st.Escalations},
@@ -416,11 +473,8 @@ const layaUsage = "Usage: /laya [status|setup|start|stop|learn [session file]|tr
 
 // LayaCommand runs /laya [sub] and returns the text to show. learn sends
 // the labeling request to the agent and returns when it has settled.
-func (r *Runtime) layaCommand(ctx context.Context, args string) (string, error) {
-	ls := r.laya
-	if ls == nil {
-		return "", fmt.Errorf("laya is not enabled in this session")
-	}
+func (d *Driver) command(ctx context.Context, args string) (string, error) {
+	ls := d
 	fields := strings.Fields(args)
 	sub, rest := "status", []string(nil)
 	if len(fields) > 0 {
@@ -431,11 +485,11 @@ func (r *Runtime) layaCommand(ctx context.Context, args string) (string, error) 
 		if len(rest) > 0 {
 			p = rest[len(rest)-1]
 		}
-		return config.ResolvePath(r.cfg.Cwd, p)
+		return config.ResolvePath(d.opts.Cwd, p)
 	}
 	switch sub {
 	case "status":
-		return r.layaStatusText(), nil
+		return d.statusText(), nil
 	case "setup", "start":
 		if ls.docker == nil {
 			return "", fmt.Errorf("relay manages a Laya container only for a local laya.baseUrl with laya.autostart on")
@@ -453,11 +507,11 @@ func (r *Runtime) layaCommand(ctx context.Context, args string) (string, error) 
 		}
 		return "Stopped the relay-laya container; the next relay start runs it again.", nil
 	case "learn":
-		return r.layaLearn(ctx, strings.Join(rest, " "))
+		return d.learnCommand(ctx, strings.Join(rest, " "))
 	case "train":
-		return r.layaTrain(ctx, len(rest) > 0 && (rest[0] == "--yes" || rest[0] == "-y"))
+		return d.train(ctx, len(rest) > 0 && (rest[0] == "--yes" || rest[0] == "-y"))
 	case "models":
-		return r.layaModelsText(), nil
+		return d.modelsText(), nil
 	case "use":
 		if len(rest) != 1 {
 			return "", fmt.Errorf("usage: /laya use <model>")
@@ -529,15 +583,15 @@ func writeFile(path string, data []byte) error {
 
 // layaLearn is /laya learn [session file]: it numbers the tasks, activates
 // laya_learn and asks the agent to label them.
-func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
-	ls := r.laya
-	entries := r.Session().Branch("")
-	source := r.Session().SessionFile()
+func (d *Driver) learnCommand(ctx context.Context, file string) (string, error) {
+	ls := d
+	entries := d.rt.Session().Branch("")
+	source := d.rt.Session().SessionFile()
 	if source == "" {
-		source = r.Session().SessionID()
+		source = d.rt.Session().SessionID()
 	}
 	if file != "" {
-		p := config.ResolvePath(r.cfg.Cwd, file)
+		p := config.ResolvePath(d.opts.Cwd, file)
 		m, err := session.Load(p)
 		if err != nil {
 			return "", fmt.Errorf("read session %s: %w", p, err)
@@ -552,15 +606,15 @@ func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
 	ls.learn = &laya.LearnSession{Session: source, Tasks: tasks}
 	ls.learned = ""
 	ls.mu.Unlock()
-	active := r.ActiveTools()
+	active := d.rt.ActiveTools()
 	has := false
 	for _, n := range active {
 		has = has || n == laya.LearnToolName
 	}
 	if !has {
-		r.SetActiveTools(append(active, laya.LearnToolName))
+		d.rt.SetActiveTools(append(active, laya.LearnToolName))
 	}
-	if err := r.sendLayaText(ctx, laya.LearnPrompt(tasks, file)); err != nil {
+	if err := d.sendLayaText(ctx, laya.LearnPrompt(tasks, file)); err != nil {
 		return "", err
 	}
 	ls.mu.Lock()
@@ -572,44 +626,36 @@ func (r *Runtime) layaLearn(ctx context.Context, file string) (string, error) {
 	return done, nil
 }
 
-// sendLayaText sends relay's own [laya:...] request like Prompt does, but
-// without handing it to the harness as the developer's words (its "do not
-// change any file" must not become a standing constraint).
-func (r *Runtime) sendLayaText(ctx context.Context, text string) error {
-	if r.Model() == nil {
-		return ErrNoModel
+// sendLayaText sends relay's own [laya:...] request as a prompt. The
+// harness reads "[laya:...]" texts as relay's, not the developer's words,
+// so its "do not change any file" never becomes a standing constraint.
+func (d *Driver) sendLayaText(ctx context.Context, text string) error {
+	if d.rt.Model() == nil {
+		return app.ErrNoModel
 	}
-	r.maybeCompact(ctx, "threshold")
-	if err := r.routePrompt(ctx, text); err != nil {
-		return err
-	}
-	if err := r.syncSystem(); err != nil {
-		return err
-	}
-	err := r.agent.Run(ctx, r.userMessage(text, nil))
-	if errors.Is(err, agent.ErrBusy) {
+	if err := d.rt.Prompt(ctx, text, nil); err != nil {
 		return fmt.Errorf("laya learn: %w", err)
 	}
-	return err
+	return nil
 }
 
-// layaTrain is /laya train.
-func (r *Runtime) layaTrain(ctx context.Context, confirmed bool) (string, error) {
-	d := r.laya.docker
-	if d == nil {
+// train is /laya train.
+func (d *Driver) train(ctx context.Context, confirmed bool) (string, error) {
+	dk := d.docker
+	if dk == nil {
 		return "", fmt.Errorf("training needs Docker and the Laya image: relay manages no Laya container in this configuration")
 	}
-	img := d.ImageName(ctx)
-	gpu := d.GPUAvailable(ctx, img)
+	img := dk.ImageName(ctx)
+	gpu := dk.GPUAvailable(ctx, img)
 	if !gpu && !confirmed {
 		return "Training without an NVIDIA GPU can take an hour or more. Run /laya train --yes to start it.", nil
 	}
-	res, err := d.Train(ctx, gpu)
+	res, err := dk.Train(ctx, gpu)
 	return trainReport(res, err), err
 }
 
-func (r *Runtime) layaModelsText() string {
-	ls := r.laya
+func (d *Driver) modelsText() string {
+	ls := d
 	var b strings.Builder
 	active := laya.ShippedModel
 	var reg laya.ModelRegistry
@@ -644,13 +690,13 @@ func (r *Runtime) layaModelsText() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (r *Runtime) layaStatusText() string {
-	ls := r.laya
+func (d *Driver) statusText() string {
+	ls := d
 	router := ls.router
 	cfg := router.Config()
 	var b strings.Builder
 	selected := "not selected (use /model laya/auto)"
-	if laya.IsAutoModel(r.Model()) {
+	if laya.IsAutoModel(d.rt.Model()) {
 		selected = "selected"
 	}
 	fmt.Fprintf(&b, "Laya (laya/auto %s)\n", selected)
@@ -718,4 +764,18 @@ func (r *Runtime) layaStatusText() string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// Runtime is what the driver needs from the runtime core.
+type Runtime interface {
+	Session() *session.Manager
+	Model() *llm.Model
+	ThinkingLevel() llm.ThinkingLevel
+	ActiveTools() []string
+	SetActiveTools(names []string)
+	Resources() *resources.Set
+	Subscribe(fn func(agent.Event)) func()
+	Prompt(ctx context.Context, text string, images []llm.ImageContent) error
+	Hooks() *hooks.Set
+	Commands() *commands.Registry
 }

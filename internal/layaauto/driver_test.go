@@ -1,4 +1,4 @@
-package app
+package layaauto
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/app/apptest"
 
 	"github.com/relay-agent/relay/internal/commands"
 
@@ -26,11 +29,11 @@ import (
 // layaCatalog has the default registry's anthropic and google models,
 // all with credentials, all answered by one fake client.
 type layaCatalog struct {
-	client *fakeClient
+	client *apptest.FakeClient
 	models []*llm.Model
 }
 
-func newLayaCatalog(fc *fakeClient, providers ...string) *layaCatalog {
+func newLayaCatalog(fc *apptest.FakeClient, providers ...string) *layaCatalog {
 	c := &layaCatalog{client: fc}
 	keep := map[string]bool{}
 	for _, p := range providers {
@@ -73,23 +76,18 @@ func (failTool) Execute(context.Context, json.RawMessage, func(tool.Result)) too
 }
 
 type layaEnv struct {
-	rt   *Runtime
-	fc   *fakeClient
+	rt   *app.Runtime
+	d    *Driver
+	fc   *apptest.FakeClient
 	home string
 }
 
-func newLayaRuntime(t *testing.T, cfg laya.Config, replies ...reply) *layaEnv {
+func newLayaRuntime(t *testing.T, cfg laya.Config, replies ...apptest.Reply) *layaEnv {
 	t.Helper()
-	fc := &fakeClient{replies: replies}
+	fc := &apptest.FakeClient{Replies: replies}
 	cat := newLayaCatalog(fc, "anthropic", "google")
 	agentDir := t.TempDir()
-	reg, _ := tool.NewRegistry(echoTool{}, failTool{})
-	rt, err := New(Config{Cwd: t.TempDir(), AgentDir: agentDir, Session: session.InMemory("/proj"), Models: cat, Model: laya.AutoModel(),
-		Tools: reg, ActiveTools: []string{"echo", "edit"}, NoContext: true,
-		Retry: agent.RetryPolicy{Enabled: true, MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, _ := tool.NewRegistry(apptest.EchoTool{}, failTool{})
 	cfg.Home = filepath.Join(agentDir, "laya")
 	if cfg.MinConfidence == 0 {
 		cfg.MinConfidence = 0.5
@@ -98,9 +96,22 @@ func newLayaRuntime(t *testing.T, cfg laya.Config, replies ...reply) *layaEnv {
 		cfg.EscalateAfterFailures = 3
 	}
 	cfg.Telemetry, cfg.Memory = true, true
-	rt.SetRouter(laya.New(cfg, cat))
-	return &layaEnv{rt: rt, fc: fc, home: cfg.Home}
+	d := NewWithRouter(Options{AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg}, cat, laya.New(cfg, cat))
+	rt, err := app.New(app.Config{Cwd: t.TempDir(), AgentDir: agentDir, Session: session.InMemory("/proj"), Models: d.Models(), Model: d.Model(laya.AutoModel()),
+		Tools: reg, ActiveTools: []string{"echo", "edit"}, NoContext: true,
+		Retry: agent.RetryPolicy{Enabled: true, MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Attach(rt); err != nil {
+		t.Fatal(err)
+	}
+	return &layaEnv{rt: rt, d: d, fc: fc, home: cfg.Home}
 }
+
+// find looks a model up in the registry the runtime sees (laya/auto
+// included).
+func (e *layaEnv) find(provider, id string) *llm.Model { return e.d.Models().Find(provider, id) }
 
 func (e *layaEnv) prompt(t *testing.T, text string) {
 	t.Helper()
@@ -111,7 +122,7 @@ func (e *layaEnv) prompt(t *testing.T, text string) {
 
 // routed returns "model • level" of request i.
 func (e *layaEnv) routed(i int) string {
-	r := e.fc.reqs[i]
+	r := e.fc.Reqs[i]
 	return r.Model.ID + " • " + string(r.ThinkingLevel)
 }
 
@@ -134,7 +145,7 @@ func deadURL(t *testing.T) string {
 }
 
 func TestLayaRoutesWithRulesWhenClassifierIsDown(t *testing.T) {
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"), say("done"), say("done"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, apptest.Say("done"), apptest.Say("done"), apptest.Say("done"))
 	e.prompt(t, "Corrija o texto deste botão")
 	e.prompt(t, "Fix the race condition in workers")
 	e.prompt(t, "Fix the login token expiry")
@@ -145,7 +156,7 @@ func TestLayaRoutesWithRulesWhenClassifierIsDown(t *testing.T) {
 		}
 	}
 	// The plan follows the user's message and names the sensitive rule.
-	req := e.fc.reqs[2]
+	req := e.fc.Reqs[2]
 	n := len(req.Messages)
 	if u, ok := req.Messages[n-2].(*llm.UserMessage); !ok || u.Content.PlainText() != "Fix the login token expiry" {
 		t.Fatalf("message before the plan: %#v", req.Messages[n-2])
@@ -157,7 +168,7 @@ func TestLayaRoutesWithRulesWhenClassifierIsDown(t *testing.T) {
 	if strings.Contains(req.SystemPrompt, "[laya:plan]") {
 		t.Error("plan in the system prompt")
 	}
-	status, footer := e.rt.LayaStatus()
+	status, footer := e.d.lines()
 	if status != "laya balanced: bug_fix → strong claude-opus-5-5 • medium (rules)" || footer != "laya/auto → claude-opus-5-5 • medium" {
 		t.Errorf("status %q footer %q", status, footer)
 	}
@@ -182,7 +193,7 @@ func TestLayaRoutesWithRulesWhenClassifierIsDown(t *testing.T) {
 	if len(recs) != 3 || !recs[0].Result.Success || recs[0].Selected.Tier != "fast" || recs[2].Policy.Rules[0] != "authentication" {
 		t.Errorf("telemetry %+v", recs)
 	}
-	if e.rt.Router().LastError() == "" {
+	if e.d.Router().LastError() == "" {
 		t.Error("no classifier error recorded")
 	}
 }
@@ -238,7 +249,7 @@ func TestLayaRoutesWithTheClassifier(t *testing.T) {
 	calls := 0
 	srv := systemOne(t, &calls)
 	defer srv.Close()
-	e := newLayaRuntime(t, laya.Config{BaseURL: srv.URL + "/v1"}, say("done"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: srv.URL + "/v1"}, apptest.Say("done"))
 	e.prompt(t, "Add a dark mode toggle to the settings screen")
 	if calls != 1 {
 		t.Fatalf("%d classifier calls", calls)
@@ -246,17 +257,17 @@ func TestLayaRoutesWithTheClassifier(t *testing.T) {
 	if got := e.routed(0); got != "claude-sonnet-5-5 • low" {
 		t.Errorf("routed to %s", got)
 	}
-	status, _ := e.rt.LayaStatus()
+	status, _ := e.d.lines()
 	if status != "laya balanced: feature → balanced claude-sonnet-5-5 • low" {
 		t.Errorf("status %q", status)
 	}
-	if e.rt.Router().LastError() != "" {
-		t.Errorf("error %s", e.rt.Router().LastError())
+	if e.d.Router().LastError() != "" {
+		t.Errorf("error %s", e.d.Router().LastError())
 	}
 }
 
 func TestLayaRoutesFromMemory(t *testing.T) {
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"), say("done"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, apptest.Say("done"), apptest.Say("done"))
 	labels := laya.RuleAssessment("Corrija o texto do botão Salvar na tela de pedidos").Labels()
 	labels["capability_tier"], labels["reasoning_effort"] = "balanced", "medium"
 	_, err := laya.MergeExercises(laya.DatasetPath(e.home), []laya.Exercise{{Request: "Corrija o texto do botão Salvar na tela de pedidos",
@@ -268,18 +279,18 @@ func TestLayaRoutesFromMemory(t *testing.T) {
 	if got := e.routed(0); got != "claude-sonnet-5-5 • medium" {
 		t.Errorf("routed to %s", got)
 	}
-	if status, _ := e.rt.LayaStatus(); !strings.HasSuffix(status, "(memory)") {
+	if status, _ := e.d.lines(); !strings.HasSuffix(status, "(memory)") {
 		t.Errorf("status %q", status)
 	}
-	if plan := planText(e.fc.reqs[0]); !strings.Contains(plan, "locales/pt-BR/orders.json") {
+	if plan := planText(e.fc.Reqs[0]); !strings.Contains(plan, "locales/pt-BR/orders.json") {
 		t.Errorf("plan without the lesson:\n%s", plan)
 	}
 	// With a model the user picked, the lesson comes as a hidden message.
-	if err := e.rt.SetModel(e.rt.findModel("anthropic", "claude-haiku-4-5")); err != nil {
+	if err := e.rt.SetModel(e.find("anthropic", "claude-haiku-4-5")); err != nil {
 		t.Fatal(err)
 	}
 	e.prompt(t, "Corrija o texto do botão Salvar na tela de pedidos")
-	last := e.fc.reqs[1]
+	last := e.fc.Reqs[1]
 	if last.Model.ID != "claude-haiku-4-5" {
 		t.Errorf("picked model not used: %s", last.Model.ID)
 	}
@@ -291,14 +302,14 @@ func TestLayaRoutesFromMemory(t *testing.T) {
 
 func TestLayaEscalatesAfterFailedToolCalls(t *testing.T) {
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)},
-		call("edit", `{}`), call("edit", `{}`), call("edit", `{}`), say("fixed"))
+		apptest.Call("edit", `{}`), apptest.Call("edit", `{}`), apptest.Call("edit", `{}`), apptest.Say("fixed"))
 	e.prompt(t, "Corrija o texto deste botão")
 	got := []string{e.routed(0), e.routed(1), e.routed(2), e.routed(3)}
 	want := []string{"claude-haiku-4-5 • minimal", "claude-haiku-4-5 • minimal", "claude-haiku-4-5 • minimal", "claude-sonnet-5-5 • minimal"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("routes %v", got)
 	}
-	st := e.rt.Router().Last()
+	st := e.d.Router().Last()
 	if len(st.Escalations) != 1 || st.Escalations[0].Reason != laya.ReasonRepeatedFailure || st.Attempts != 2 || st.FailuresAtEscalation != 3 {
 		t.Errorf("state %+v", st)
 	}
@@ -312,25 +323,25 @@ func TestLayaMovesProviderOnRateLimit(t *testing.T) {
 	limited := func(_ *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
 		return b.Fail(&llm.ProviderError{Kind: llm.ErrRateLimit, Status: 429, Message: "429 rate limit exceeded"})
 	}
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, limited, say("done"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, limited, apptest.Say("done"))
 	e.prompt(t, "Fix the race condition in workers")
-	if len(e.fc.reqs) != 2 || e.routed(0) != "claude-opus-5-5 • high" || e.routed(1) != "gemini-3.1-pro-preview • high" {
-		t.Fatalf("routes %d: %s then %s", len(e.fc.reqs), e.routed(0), e.routed(1))
+	if len(e.fc.Reqs) != 2 || e.routed(0) != "claude-opus-5-5 • high" || e.routed(1) != "gemini-3.1-pro-preview • high" {
+		t.Fatalf("routes %d: %s then %s", len(e.fc.Reqs), e.routed(0), e.routed(1))
 	}
-	if st := e.rt.Router().Last(); st.Escalations[0].Reason != laya.ReasonProviderUnavailable {
+	if st := e.d.Router().Last(); st.Escalations[0].Reason != laya.ReasonProviderUnavailable {
 		t.Errorf("%+v", st.Escalations)
 	}
 }
 
 func TestLayaToolRoutingEnforce(t *testing.T) {
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t), ToolRouting: laya.ToolRoutingEnforce}, say("answer"), say("done"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t), ToolRouting: laya.ToolRoutingEnforce}, apptest.Say("answer"), apptest.Say("done"))
 	e.prompt(t, "How is the session file locked across processes?")
-	if tools := e.fc.reqs[0].Tools; len(tools) != 1 || tools[0].Name != "echo" {
+	if tools := e.fc.Reqs[0].Tools; len(tools) != 1 || tools[0].Name != "echo" {
 		t.Errorf("question request tools %v", tools)
 	}
 	e.prompt(t, "Corrija o texto deste botão")
 	names := []string{}
-	for _, s := range e.fc.reqs[1].Tools {
+	for _, s := range e.fc.Reqs[1].Tools {
 		names = append(names, s.Name)
 	}
 	if strings.Join(names, ",") != "echo,edit" {
@@ -344,21 +355,21 @@ func TestLayaLearnCommand(t *testing.T) {
 	args, _ := json.Marshal(map[string]any{"exercises": []any{map[string]any{"task": 1, "labels": labels,
 		"lesson": "Button labels live in locales/pt-BR/orders.json."}}})
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)},
-		say("done"),
+		apptest.Say("done"),
 		func(req *llm.Request, b *llm.MessageBuilder) *llm.AssistantMessage {
-			return call(laya.LearnToolName, string(args))(req, b)
+			return apptest.Call(laya.LearnToolName, string(args))(req, b)
 		},
-		say("| task | tier |\n|---|---|\n| 1 | balanced |"),
-		say("done"))
+		apptest.Say("| task | tier |\n|---|---|\n| 1 | balanced |"),
+		apptest.Say("done"))
 	e.prompt(t, "Corrija o texto deste botão")
-	out, err := e.rt.layaCommand(context.Background(), "learn")
+	out, err := e.d.command(context.Background(), "learn")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "Laya learned 1 tasks (1 new") {
 		t.Errorf("learn reply %q", out)
 	}
-	learnReq := e.fc.reqs[1]
+	learnReq := e.fc.Reqs[1]
 	if u := learnReq.Messages[len(learnReq.Messages)-1].(*llm.UserMessage).Content.PlainText(); !strings.HasPrefix(u, "[laya:learn]") || !strings.Contains(u, "Corrija o texto deste botão") {
 		t.Errorf("learn prompt %q", u)
 	}
@@ -382,7 +393,7 @@ func TestLayaLearnCommand(t *testing.T) {
 	if got := e.routed(3); got != "claude-sonnet-5-5 • minimal" {
 		t.Errorf("after learning routed to %s", got)
 	}
-	if status, _ := e.rt.LayaStatus(); !strings.HasSuffix(status, "(memory)") {
+	if status, _ := e.d.lines(); !strings.HasSuffix(status, "(memory)") {
 		t.Errorf("status %q", status)
 	}
 	recs, _ := laya.ReadTelemetry(laya.TelemetryPath(e.home))
@@ -402,19 +413,19 @@ func TestLayaLearnFromSessionFile(t *testing.T) {
 		Content: llm.Blocks{&llm.TextContent{Text: "Added."}}})
 	file := other.SessionFile()
 	other.Close()
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("nothing to label"))
-	out, err := e.rt.layaCommand(context.Background(), "learn "+file)
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, apptest.Say("nothing to label"))
+	out, err := e.d.command(context.Background(), "learn "+file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out != "Sent 1 tasks to the agent; nothing was saved yet." {
 		t.Errorf("reply %q", out)
 	}
-	u := e.fc.reqs[0].Messages[len(e.fc.reqs[0].Messages)-1].(*llm.UserMessage).Content.PlainText()
+	u := e.fc.Reqs[0].Messages[len(e.fc.Reqs[0].Messages)-1].(*llm.UserMessage).Content.PlainText()
 	if !strings.Contains(u, "Add a CSV export to the reports page") {
 		t.Errorf("prompt lacks the other session's task")
 	}
-	if _, err := e.rt.layaCommand(context.Background(), "learn /nope.jsonl"); err == nil {
+	if _, err := e.d.command(context.Background(), "learn /nope.jsonl"); err == nil {
 		t.Error("missing session file accepted")
 	}
 }
@@ -422,60 +433,69 @@ func TestLayaLearnFromSessionFile(t *testing.T) {
 func TestEnableLayaWithoutDocker(t *testing.T) {
 	bin := t.TempDir()
 	t.Setenv("PATH", bin)
-	t.Setenv("LAYA_BASE_URL", "")
 	st := settings.Defaults()
 	st.Laya.BaseURL = deadURL(t)
-	fc := &fakeClient{replies: []reply{say("done")}}
+	fc := &apptest.FakeClient{Replies: []apptest.Reply{apptest.Say("done")}}
 	cat := newLayaCatalog(fc, "anthropic")
-	rt, err := New(Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: cat, Model: laya.AutoModel(), NoContext: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt.EnableLaya(st, "quality", true, "1.0.0")
+	d := New(Options{Settings: st, AgentDir: t.TempDir(), Cwd: t.TempDir(), PolicyFlag: "quality", Interactive: true, Version: "1.0.0"}, cat)
+	rt := attach(t, d, laya.AutoModel())
 	var notices []string
-	for i := 0; i < 200 && len(notices) == 0; i++ {
-		notices = rt.LayaNotices()
+	for i := 0; i < 400 && len(notices) == 0; i++ {
+		notices = d.Router().Notices()
 		time.Sleep(5 * time.Millisecond)
 	}
 	if len(notices) != 1 || !strings.Contains(notices[0], "Docker is not installed") {
 		t.Fatalf("notices %q", notices)
 	}
-	if rt.Router().Profile().Name != "quality" {
+	if d.Router().Profile().Name != "quality" {
 		t.Errorf("--laya-policy ignored")
 	}
 	if err := rt.Prompt(context.Background(), "Corrija o texto deste botão", nil); err != nil {
 		t.Fatal(err)
 	}
 	// The quality profile pays one tier more than the rules' fast.
-	if fc.reqs[0].Model.ID != "claude-sonnet-5-5" {
-		t.Errorf("routed to %s", fc.reqs[0].Model.ID)
+	if fc.Reqs[0].Model.ID != "claude-sonnet-5-5" {
+		t.Errorf("routed to %s", fc.Reqs[0].Model.ID)
 	}
-	out, _ := rt.layaCommand(context.Background(), "status")
-	if !strings.Contains(out, "container relay-laya: no-docker") {
-		t.Errorf("status:\n%s", out)
+	out, _, _ := rt.Commands().Run(context.Background(), "/laya status")
+	if !strings.Contains(out.Text, "container relay-laya: no-docker") {
+		t.Errorf("status:\n%s", out.Text)
 	}
-	if len(rt.LayaNotices()) != 0 {
+	if len(d.Router().Notices()) != 0 {
 		t.Error("the notice repeated")
 	}
 }
 
+// attach builds a runtime over the driver's registry and attaches it.
+func attach(t *testing.T, d *Driver, model *llm.Model) *app.Runtime {
+	t.Helper()
+	rt, err := app.New(app.Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(), Model: d.Model(model), NoContext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Attach(rt); err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
 func TestLayaCommands(t *testing.T) {
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, apptest.Say("done"))
 	e.prompt(t, "Fix the race condition in workers")
 	ctx := context.Background()
-	out, err := e.rt.layaCommand(ctx, "")
+	out, err := e.d.command(ctx, "")
 	if err != nil || !strings.Contains(out, "Policy: balanced (default)") || !strings.Contains(out, "strong:anthropic/claude-opus-5-5") ||
 		!strings.Contains(out, "Last plan: laya balanced: bug_fix → strong claude-opus-5-5 • high (rules)") {
 		t.Errorf("status:\n%s %v", out, err)
 	}
-	if out, err := e.rt.layaCommand(ctx, "policy economy"); err != nil || !strings.Contains(out, "economy") || e.rt.Router().Profile().Name != "economy" {
+	if out, err := e.d.command(ctx, "policy economy"); err != nil || !strings.Contains(out, "economy") || e.d.Router().Profile().Name != "economy" {
 		t.Errorf("policy %q %v", out, err)
 	}
-	if _, err := e.rt.layaCommand(ctx, "policy cheap"); err == nil {
+	if _, err := e.d.command(ctx, "policy cheap"); err == nil {
 		t.Error("accepted an unknown policy")
 	}
 	dir := t.TempDir()
-	if _, err := e.rt.layaCommand(ctx, "decisions "+filepath.Join(dir, "d.json")); err != nil {
+	if _, err := e.d.command(ctx, "decisions "+filepath.Join(dir, "d.json")); err != nil {
 		t.Fatal(err)
 	}
 	var dec struct {
@@ -486,30 +506,30 @@ func TestLayaCommands(t *testing.T) {
 	if json.Unmarshal(b, &dec) != nil || dec.Language != "auto" || len(dec.Decisions) != 18 || !strings.Contains(string(dec.Decisions["requires_git"]), `"noul"`) {
 		t.Errorf("decisions %s", b)
 	}
-	if out, err := e.rt.layaCommand(ctx, "seed 20 "+filepath.Join(dir, "s.jsonl")); err != nil || !strings.Contains(out, "20 synthetic") {
+	if out, err := e.d.command(ctx, "seed 20 "+filepath.Join(dir, "s.jsonl")); err != nil || !strings.Contains(out, "20 synthetic") {
 		t.Errorf("seed %q %v", out, err)
 	}
-	if _, err := e.rt.layaCommand(ctx, "seed 0"); err == nil {
+	if _, err := e.d.command(ctx, "seed 0"); err == nil {
 		t.Error("seed 0 accepted")
 	}
-	if out, err := e.rt.layaCommand(ctx, "export "+filepath.Join(dir, "t.jsonl")); err != nil || !strings.Contains(out, "Wrote 1 exercises") {
+	if out, err := e.d.command(ctx, "export "+filepath.Join(dir, "t.jsonl")); err != nil || !strings.Contains(out, "Wrote 1 exercises") {
 		t.Errorf("export %q %v", out, err)
 	}
 	b, _ = os.ReadFile(filepath.Join(dir, "t.jsonl"))
 	if !strings.Contains(string(b), `"expected":{"capability_tier":"strong"},"source":"harness"`) {
 		t.Errorf("export rows %s", b)
 	}
-	if _, err := e.rt.layaCommand(ctx, "frobnicate"); err == nil || !strings.Contains(err.Error(), "Usage: /laya") {
+	if _, err := e.d.command(ctx, "frobnicate"); err == nil || !strings.Contains(err.Error(), "Usage: /laya") {
 		t.Errorf("unknown sub: %v", err)
 	}
-	if out, _ := e.rt.layaCommand(ctx, "models"); !strings.Contains(out, "- v1: shipped (active)") {
+	if out, _ := e.d.command(ctx, "models"); !strings.Contains(out, "- v1: shipped (active)") {
 		t.Errorf("models %q", out)
 	}
 }
 
 func TestLayaModelSelectableAndResumable(t *testing.T) {
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"))
-	if m := e.rt.findModel("laya", "auto"); m == nil || !laya.IsAutoModel(m) {
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, apptest.Say("done"))
+	if m := e.find("laya", "auto"); m == nil || !laya.IsAutoModel(m) {
 		t.Fatal("laya/auto not findable")
 	}
 	found := false
@@ -526,27 +546,23 @@ func TestLayaModelSelectableAndResumable(t *testing.T) {
 		t.Errorf("laya/auto has level %s", e.rt.ThinkingLevel())
 	}
 	// A physical model selected: no routing, no state.
-	_ = e.rt.SetModel(e.rt.findModel("google", "gemini-3.5-flash"))
+	_ = e.rt.SetModel(e.find("google", "gemini-3.5-flash"))
 	e.prompt(t, "Fix the race condition in workers")
-	if e.fc.reqs[0].Model.ID != "gemini-3.5-flash" || planText(e.fc.reqs[0]) != "" {
+	if e.fc.Reqs[0].Model.ID != "gemini-3.5-flash" || planText(e.fc.Reqs[0]) != "" {
 		t.Errorf("physical model routed")
 	}
-	if s, f := e.rt.LayaStatus(); s != "" || f != "" {
+	if s, f := e.d.lines(); s != "" || f != "" {
 		t.Errorf("status with a physical model: %q %q", s, f)
 	}
 }
 
 func TestLayaWithoutCredentials(t *testing.T) {
-	fc := &fakeClient{}
+	fc := &apptest.FakeClient{}
 	cat := newLayaCatalog(fc) // no provider of the registry
-	rt, err := New(Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: cat, Model: laya.AutoModel(), NoContext: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt.SetRouter(laya.New(laya.Config{}, cat))
-	err = rt.Prompt(context.Background(), "Fix the typo", nil)
-	if err == nil || !strings.Contains(err.Error(), "laya/auto: no model of the Laya registry has credentials") || len(fc.reqs) != 0 {
-		t.Errorf("err %v, %d requests", err, len(fc.reqs))
+	rt := attach(t, NewWithRouter(Options{}, cat, laya.New(laya.Config{}, cat)), laya.AutoModel())
+	err := rt.Prompt(context.Background(), "Fix the typo", nil)
+	if err == nil || !strings.Contains(err.Error(), "laya/auto: no model of the Laya registry has credentials") || len(fc.Reqs) != 0 {
+		t.Errorf("err %v, %d requests", err, len(fc.Reqs))
 	}
 }
 
@@ -567,7 +583,7 @@ func TestLayaCountsVerificationRequests(t *testing.T) {
 	if v.userText != "Corrija o texto deste botão" || !v.current || v.failures != 3 || v.evidence != 1 || v.lastFailed != nil || v.learning {
 		t.Fatalf("view %+v", v)
 	}
-	cat := newLayaCatalog(&fakeClient{}, "anthropic")
+	cat := newLayaCatalog(&apptest.FakeClient{}, "anthropic")
 	r := laya.New(laya.Config{EscalateAfterFailures: 3, MinConfidence: 0.5}, cat)
 	a := laya.RuleAssessment(st.Request)
 	planned, _ := r.Plan(st.Request, a)
@@ -578,13 +594,13 @@ func TestLayaCountsVerificationRequests(t *testing.T) {
 }
 
 func TestLayaLearnIsNoDeveloperConstraint(t *testing.T) {
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, say("done"), say("nothing to label"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, apptest.Say("done"), apptest.Say("nothing to label"))
 	hc := harness.New(harness.Config{Alignment: true, Cwd: t.TempDir()})
 	if _, err := hc.Register(e.rt.Hooks(), commands.New()); err != nil {
 		t.Fatal(err)
 	}
 	e.prompt(t, "Corrija o texto deste botão")
-	if _, err := e.rt.layaCommand(context.Background(), "learn"); err != nil {
+	if _, err := e.d.command(context.Background(), "learn"); err != nil {
 		t.Fatal(err)
 	}
 	if st := hc.State(nil); strings.Contains(st, "Do not change any file") {
@@ -593,9 +609,9 @@ func TestLayaLearnIsNoDeveloperConstraint(t *testing.T) {
 }
 
 func TestLayaFollowsTheSelectedProvider(t *testing.T) {
-	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t), FollowProvider: true}, say("done"))
-	_ = e.rt.SetModel(e.rt.findModel("google", "gemini-3.5-flash"))
-	_ = e.rt.SetModel(e.rt.findModel("laya", "auto"))
+	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t), FollowProvider: true}, apptest.Say("done"))
+	_ = e.rt.SetModel(e.find("google", "gemini-3.5-flash"))
+	_ = e.rt.SetModel(e.find("laya", "auto"))
 	e.prompt(t, "Fix the race condition in workers")
 	if got := e.routed(0); got != "gemini-3.1-pro-preview • high" {
 		t.Errorf("routed to %s", got)
