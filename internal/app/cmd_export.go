@@ -11,6 +11,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/export"
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tui/theme"
@@ -129,11 +130,11 @@ func (r *Runtime) importSession(path string) (ImportResult, error) {
 	}
 	dst := filepath.Join(dir, filepath.Base(src))
 	if !samePath(src, dst) {
-		data, err := os.ReadFile(src)
+		data, err := fsx.ReadFile(src, session.MaxFileSize)
 		if err != nil {
 			return ImportResult{}, fmt.Errorf("import: %w", err)
 		}
-		if old, err := os.ReadFile(dst); err == nil {
+		if old, err := fsx.ReadFile(dst, session.MaxFileSize); err == nil {
 			if !bytes.Equal(old, data) {
 				return ImportResult{}, fmt.Errorf("import: %s already exists in the session directory with different content; rename the file to import it", filepath.Base(src))
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/resources"
 )
@@ -162,7 +164,7 @@ func LoadContextFiles(agentDir, cwd string) []ContextFile {
 			return
 		}
 		seen[abs] = true
-		b, err := os.ReadFile(abs)
+		b, err := fsx.ReadFile(abs, config.MaxPromptText)
 		if err != nil {
 			return
 		}
@@ -189,18 +191,22 @@ func LoadContextFiles(agentDir, cwd string) []ContextFile {
 }
 
 // ReadPromptArg returns the contents of v when it names an existing file,
-// else v itself (--system-prompt, --append-system-prompt).
-func ReadPromptArg(v, cwd string) string {
+// else v itself (--system-prompt, --append-system-prompt). An existing path
+// that is not a regular file (a directory, FIFO or device), or a file over
+// config.MaxPromptText, is an error naming it.
+func ReadPromptArg(v, cwd string) (string, error) {
 	p := v
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cwd, p)
 	}
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-		if b, err := os.ReadFile(p); err == nil {
-			return string(b)
-		}
+	if _, err := os.Stat(p); err != nil {
+		return v, nil
 	}
-	return v
+	b, err := fsx.ReadFile(p, config.MaxPromptText)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // SystemPatch returns the system message that turns state into the wanted

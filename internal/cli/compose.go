@@ -291,7 +291,11 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		}
 		return l.reg.DefaultModel(ctx)
 	}
-	cfg.CustomPrompt, cfg.AppendPrompt = systemPromptFiles(a, l.agentDir, l.cwd, l.trusted)
+	var err error
+	cfg.CustomPrompt, cfg.AppendPrompt, err = systemPromptFiles(a, l.agentDir, l.cwd, l.trusted)
+	if err != nil {
+		return err
+	}
 	shellEnv := builtin.Env{Cwd: l.cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix}
 	cfg.Shell = func(ctx context.Context, command string, onChunk func(string)) (app.BashResult, error) {
 		r, err := builtin.RunShell(ctx, shellEnv, command, onChunk)

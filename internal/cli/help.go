@@ -76,6 +76,13 @@ print mode otherwise (a pipe, a script, CI).
 
 Messages are the arguments after the options; @FILE arguments attach a file
 (text inline, images as images). A message on stdin is read too.
+
+Limits: piped stdin, each text @file and each prompt file (--system-prompt,
+--append-system-prompt, SYSTEM.md, APPEND_SYSTEM.md) up to 4 MiB; an image
+@file up to 32 MiB; settings.json, models.json, auth.json and the other
+configuration files up to 4 MiB; session files up to 1 GiB. Larger inputs,
+and paths that are not regular files (directories, FIFOs, devices), are
+refused with an error naming them.
 `,
 	"models": `Models: which model answers
 

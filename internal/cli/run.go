@@ -2,9 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/compaction"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
@@ -106,24 +108,34 @@ func harnessConfig(st *settings.Settings, cwd string) *harness.Config {
 
 // systemPromptFiles resolves --system-prompt / SYSTEM.md and the addendum
 // (--append-system-prompt values and APPEND_SYSTEM.md, project over agent).
-func systemPromptFiles(a *Args, agentDir, cwd string, trusted bool) (string, []string) {
+// A prompt file that is not a regular file or is over config.MaxPromptText
+// is an error naming it.
+func systemPromptFiles(a *Args, agentDir, cwd string, trusted bool) (custom string, appendix []string, err error) {
 	read := func(p string) string {
-		b, err := os.ReadFile(p)
 		if err != nil {
 			return ""
 		}
+		b, rerr := fsx.ReadFile(p, config.MaxPromptText)
+		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = rerr
+		}
 		return string(b)
 	}
-	custom := ""
+	arg := func(v string) string {
+		s, aerr := app.ReadPromptArg(v, cwd)
+		if err == nil && aerr != nil {
+			err = aerr
+		}
+		return s
+	}
 	switch {
 	case a.SystemPrompt != "":
-		custom = app.ReadPromptArg(a.SystemPrompt, cwd)
+		custom = arg(a.SystemPrompt)
 	case trusted && read(filepath.Join(cwd, ".relay", "SYSTEM.md")) != "":
 		custom = read(filepath.Join(cwd, ".relay", "SYSTEM.md"))
 	default:
 		custom = read(filepath.Join(agentDir, "SYSTEM.md"))
 	}
-	var appendix []string
 	file := ""
 	if trusted {
 		file = read(filepath.Join(cwd, ".relay", "APPEND_SYSTEM.md"))
@@ -135,9 +147,12 @@ func systemPromptFiles(a *Args, agentDir, cwd string, trusted bool) (string, []s
 		appendix = append(appendix, file)
 	}
 	for _, v := range a.AppendSystem {
-		appendix = append(appendix, app.ReadPromptArg(v, cwd))
+		appendix = append(appendix, arg(v))
 	}
-	return custom, appendix
+	if err != nil {
+		return "", nil, fmt.Errorf("system prompt: %w", err)
+	}
+	return custom, appendix, nil
 }
 
 // chooseModel applies --model, then the resumed branch's model, then the

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -72,7 +74,7 @@ func (s *AuthStore) ensureLoaded() error {
 }
 
 func readAuthFile(path string) (map[string]json.RawMessage, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadFile(path, config.MaxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]json.RawMessage{}, nil
 	}

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -84,7 +85,7 @@ type modelsConfig struct {
 
 // readModelsJSON loads path. A missing file is no configuration.
 func readModelsJSON(path string) (*modelsConfig, *ConfigError) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadFile(path, config.MaxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &modelsConfig{}, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -90,7 +91,7 @@ func sessionFiles(dir string, nested bool) ([]string, error) {
 
 // readHeader reads only the first record of path.
 func readHeader(path string) (*Header, error) {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -50,7 +51,7 @@ func ReadInfo(path string) (*SessionInfo, error) {
 // returns the new state. The unterminated tail, if any, is left for later
 // (it is either torn or about to be completed).
 func scanFile(path string, prev *scanState, size int64) (*scanState, error) {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +193,7 @@ func readFallback(f *os.File, size int64) ([]byte, func(), error) {
 // headHash hashes the first line of path, to tell an appended-to file from
 // a replaced one.
 func headHash(path string) (uint64, error) {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/relay-agent/relay/internal/fsx"
 	"io"
 	"io/fs"
 	"os"
@@ -92,15 +93,14 @@ func Open(path, dir string) (*Manager, error) {
 	if dir == "" {
 		dir = filepath.Dir(path)
 	}
-	st, err := os.Stat(path)
+	_, err := fsx.CheckRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return openNew(path, dir, "")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open session %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("open session %s: is a directory, not a session file", path)
+		// A directory, FIFO or device is refused before it is opened:
+		// reading /dev/zero never ends and a FIFO blocks.
+		return nil, sessionReadError(path, err)
 	}
 	app, err := openAppender(path, false)
 	if err != nil {
@@ -109,7 +109,7 @@ func Open(path, dir string) (*Manager, error) {
 	data, err := readAll(app.f)
 	if err != nil {
 		app.close()
-		return nil, fmt.Errorf("read session %s: %w", path, err)
+		return nil, sessionReadError(path, err)
 	}
 	fd, err := parseSession(path, data)
 	if err != nil {
@@ -127,16 +127,16 @@ func Open(path, dir string) (*Manager, error) {
 		return m, nil
 	}
 	if fd.migratedFrom != 0 {
-		if err := writeFileAtomic(path, fd.lines); err != nil {
+		if err := writeFileAtomic(path, rewriteLines(data, fd.changed)); err != nil {
 			app.close()
 			return nil, err
 		}
-		// The rename replaced the inode we locked: lock the new file.
+		// The rename replaced the inode we locked: lock the new file. Its
+		// end is the old file's end (a torn tail stays torn).
 		app.close()
 		if app, err = openAppender(path, false); err != nil {
 			return nil, err
 		}
-		fd.endsClean = true
 	}
 	m := newManager(fd.header.Cwd, dir, true)
 	if fd.header.Cwd == "" {
@@ -298,6 +298,13 @@ func readAll(f *os.File) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		// Swapped for a FIFO or device since the caller's check.
+		return nil, &fsx.NotRegularError{Path: f.Name(), Kind: fsx.Kind(st.Mode())}
+	}
+	if st.Size() > MaxFileSize {
+		return nil, &fsx.TooLargeError{Path: f.Name(), Size: st.Size(), Limit: MaxFileSize}
 	}
 	buf := make([]byte, 0, st.Size()+512)
 	for {

@@ -1,13 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/google/uuid"
+	"github.com/relay-agent/relay/internal/fsx"
 )
 
 // migrateRecords brings the records of a v1 or v2 file to v3, editing only
@@ -112,51 +112,42 @@ func newEntryID(taken map[string]bool) string {
 	return uuid.NewString()
 }
 
-// writeFileAtomic replaces path with lines (each followed by LF): a temp
-// file beside it, fsync, rename over, fsync of the directory. A crash at any
-// point leaves either the old file or the new one, never half of one.
-func writeFileAtomic(path string, lines [][]byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("rewrite session %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	size := 0
-	for _, l := range lines {
-		size += len(l) + 1
-	}
-	buf := make([]byte, 0, size)
-	for _, l := range lines {
-		buf = append(buf, l...)
-		buf = append(buf, '\n')
-	}
-	if _, err := f.Write(buf); err != nil {
-		return fmt.Errorf("rewrite session %s: %w", path, err)
-	}
-	if st, err := os.Stat(path); err == nil {
-		_ = f.Chmod(st.Mode().Perm())
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("rewrite session %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("rewrite session %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rewrite session %s: %w", path, err)
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
+// writeFileAtomic replaces path with data: a temp file beside it, fsync,
+// rename over, fsync of the directory. A crash at any point leaves either
+// the old file or the new one, never half of one. A symbolic link is
+// written through (its target changes, the link stays).
+func writeFileAtomic(path string, data []byte) error {
+	if err := fsx.WriteFileAtomic(path, data, 0o600); err != nil {
+		return fmt.Errorf("rewrite session: %w", err)
 	}
 	return nil
+}
+
+// rewriteLines returns data with the LF-separated lines numbered in changed
+// (1-based) replaced; every other byte, including lines that are not
+// records (a stray first line, NUL residue, a torn tail), stays in place.
+func rewriteLines(data []byte, changed map[int][]byte) []byte {
+	out := make([]byte, 0, len(data)+len(data)/16)
+	line := 0
+	for start := 0; start < len(data); {
+		line++
+		end := bytes.IndexByte(data[start:], '\n')
+		next := len(data)
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
+			next = end + 1
+		}
+		if b, ok := changed[line]; ok {
+			out = append(out, b...)
+		} else {
+			out = append(out, data[start:end]...)
+		}
+		if end < len(data) {
+			out = append(out, '\n')
+		}
+		start = next
+	}
+	return out
 }

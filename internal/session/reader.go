@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/relay-agent/relay/internal/fsx"
 	"io/fs"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -59,8 +59,9 @@ type fileData struct {
 	// migrated is the version the file had before it was migrated to v3
 	// (0 when no migration ran).
 	migratedFrom int
-	// lines are the records of a migrated file (header first), to write back.
-	lines [][]byte
+	// changed maps the line numbers of a migrated file's rewritten records
+	// (the header included) to their new bytes, to write back in place.
+	changed map[int][]byte
 }
 
 // record is one non-blank line of a file.
@@ -190,27 +191,35 @@ func trimRecord(b []byte) ([]byte, bool) {
 // readSessionFile reads and parses path. Missing files, directories and
 // files that are not sessions get clear errors naming the file.
 func readSessionFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	data, err := fsx.ReadFile(path, MaxFileSize)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("session file %s does not exist", path)
-		}
-		return nil, fmt.Errorf("read session %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("session file %s is a directory", path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", path, err)
+		return nil, sessionReadError(path, err)
 	}
 	return data, nil
+}
+
+// MaxFileSize bounds the session files relay reads whole (1 GiB, far
+// beyond what compaction lets a session grow to).
+const MaxFileSize = 1 << 30
+
+// sessionReadError words a failure to open or read a session file.
+func sessionReadError(path string, err error) error {
+	var nr *fsx.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("session file %s does not exist", path)
+	case errors.As(err, &nr):
+		return fmt.Errorf("session file %s is a %s, not a regular file", path, nr.Kind)
+	case errors.Is(err, fsx.ErrTooLarge):
+		return fmt.Errorf("session %w", err)
+	}
+	return fmt.Errorf("read session %s: %w", path, err)
 }
 
 // parseSession parses a whole session file held in data. An empty (or
 // blank) file yields a nil header and no error.
 func parseSession(path string, data []byte) (*fileData, error) {
-	recs, problems, endsClean, torn := splitRecords(path, data)
+	recs, problems, endsClean, _ := splitRecords(path, data)
 	fd := &fileData{path: path, problems: problems, endsClean: endsClean}
 	hi := -1
 	for i, r := range recs {
@@ -246,14 +255,15 @@ func parseSession(path string, data []byte) (*fileData, error) {
 	body := recs[hi+1:]
 	if fd.header.Version < CurrentVersion {
 		fd.migratedFrom = fd.header.Version
+		old := body
 		body = migrateRecords(fd.header, body)
-		// Everything is written back, including what could not be parsed.
-		fd.lines = append(fd.lines, fd.header.raw)
-		for _, r := range body {
-			fd.lines = append(fd.lines, r.b)
-		}
-		if torn != nil {
-			fd.lines = append(fd.lines, torn)
+		// Only the rewritten records change on disk: lines that could not
+		// be parsed, stray lines before the header and a torn tail stay.
+		fd.changed = map[int][]byte{recs[hi].line: fd.header.raw}
+		for i, r := range body {
+			if !bytes.Equal(r.b, old[i].b) {
+				fd.changed[r.line] = r.b
+			}
 		}
 	}
 	// Entries are built in parallel (each record is independent), then

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 )
 
 // Severity of a Diagnostic.
@@ -109,7 +109,7 @@ func ProjectSessionDir(cwd string) (string, []Diagnostic) {
 // parseFile reads a settings file into an ordered object. Absent and empty
 // files are nil without a diagnostic.
 func parseFile(path string, diags *[]Diagnostic) *Object {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadFile(path, config.MaxConfigFile)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			*diags = append(*diags, Diagnostic{File: path, Severity: SeverityError,
@@ -137,8 +137,17 @@ func parseFile(path string, diags *[]Diagnostic) *Object {
 
 func unwrapPath(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	var nr *fsx.NotRegularError
+	var tl *fsx.TooLargeError
+	switch {
+	case errors.As(err, &pe):
 		return pe.Err
+	case errors.As(err, &nr):
+		return fmt.Errorf("it is a %s, not a regular file", nr.Kind)
+	case errors.As(err, &tl) && tl.Size >= 0:
+		return fmt.Errorf("too large (%d bytes, limit %d)", tl.Size, tl.Limit)
+	case errors.As(err, &tl):
+		return fmt.Errorf("too large (more than %d bytes)", tl.Limit)
 	}
 	return err
 }

@@ -1,14 +1,15 @@
 package settings
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -29,11 +30,11 @@ func SaveProject(cwd string, edit func(*Object) error) error {
 func saveFile(path string, edit func(*Object) error) error {
 	return withFileLock(path, func() error {
 		obj := NewObject()
-		data, err := os.ReadFile(path)
+		data, err := fsx.ReadFile(path, config.MaxConfigFile)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			return fmt.Errorf("read settings %s: %w", path, err)
+			return fmt.Errorf("read settings %s: %w", path, unwrapPath(err))
 		case strings.TrimSpace(strings.TrimPrefix(string(data), "\ufeff")) != "":
 			v, err := parseOrdered(data)
 			if err != nil {
@@ -48,12 +49,16 @@ func saveFile(path string, edit func(*Object) error) error {
 		if err := edit(obj); err != nil {
 			return err
 		}
-		out, err := marshalIndent(obj)
-		if err != nil {
+		var b bytes.Buffer
+		if err := writeValue(&b, obj, indentOf(data), 0); err != nil {
 			return fmt.Errorf("encode settings %s: %w", path, err)
 		}
-		// A text file ends with a newline (editors and git expect one).
-		return writeAtomic(path, append(out, '\n'))
+		b.WriteByte('\n')
+		out := b.Bytes()
+		if bytes.Contains(data, []byte("\r\n")) {
+			out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+		}
+		return writeAtomic(path, out)
 	})
 }
 
@@ -231,4 +236,20 @@ func SetModelThinkingLevel(agentDir, provider, modelID string, level llm.Thinkin
 		return SetUser(agentDir, path, nil)
 	}
 	return SetUser(agentDir, path, string(level))
+}
+
+// indentOf returns the indentation unit of a JSON document as the user
+// wrote it (the leading blanks of its first indented line), so a save keeps
+// tabs or four spaces; two spaces when nothing is indented.
+func indentOf(data []byte) string {
+	for _, l := range bytes.Split(data, []byte{'\n'})[1:] {
+		n := 0
+		for n < len(l) && (l[n] == ' ' || l[n] == '\t') {
+			n++
+		}
+		if n > 0 && n < len(bytes.TrimRight(l, "\r")) {
+			return string(l[:n])
+		}
+	}
+	return "  "
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 )
 
 // NeedsTrust reports whether cwd has project resources that wait for a
@@ -69,7 +70,7 @@ type TrustUpdate struct {
 }
 
 func (s *TrustStore) read() (map[string]bool, error) {
-	data, err := os.ReadFile(s.Path)
+	data, err := fsx.ReadFile(s.Path, config.MaxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]bool{}, nil
 	}
