@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/tui/theme"
 )
 
@@ -136,7 +138,7 @@ func (m *Model) watchTheme() tea.Cmd {
 		if err != nil || !st.ModTime().After(last) {
 			return themeCheckMsg{mod: last}
 		}
-		data, err := os.ReadFile(path)
+		data, err := fsx.ReadFile(path, config.MaxConfigFile)
 		if err != nil {
 			return themeCheckMsg{mod: last, err: err}
 		}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 )
 
 // FileName is the keybindings file inside the agent directory.
@@ -91,7 +93,7 @@ func (km *Keymap) Label(action string) string {
 func Load(agentDir string, p Platform) (*Keymap, []string, error) {
 	km := New(p)
 	path := filepath.Join(agentDir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadFile(path, config.MaxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return km, nil, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 	"image/color"
 	"math"
 	"os"
@@ -432,7 +434,7 @@ func LoadDir(dir string) ([]*Theme, []error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(p)
+		data, err := fsx.ReadFile(p, config.MaxConfigFile)
 		if err == nil {
 			var t *Theme
 			if t, err = Parse(data); err == nil {
