@@ -111,7 +111,9 @@ func (r *Runtime) doCompact(ctx context.Context, reason, instructions string) (*
 	cut, ok := compaction.FindCut(its, s.KeepRecentTokens)
 	if !ok && reason == "manual" {
 		// Asked for explicitly: compact what there is.
-		cut, ok = compaction.CutAll(its)
+		if cut, ok = compaction.CutAll(its); !ok {
+			return nil, errors.New(compaction.NothingToCompact + " (no messages yet)")
+		}
 	}
 	if !ok {
 		return nil, errors.New(compaction.NothingToCompact + " (the context is already small enough)")

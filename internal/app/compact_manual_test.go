@@ -49,10 +49,15 @@ func TestManualCompactionOfShortSession(t *testing.T) {
 	if _, err := rt.Compact(context.Background(), ""); err == nil || !compaction.NothingToDo(err.Error()) {
 		t.Errorf("second compaction: %v", err)
 	}
-	// An empty session has nothing to do either.
+	// An empty session has nothing to do either, nor one with only
+	// metadata (a new session records its model).
 	empty, _ := newRuntime(t)
 	if _, err := empty.Compact(context.Background(), ""); err == nil || !compaction.NothingToDo(err.Error()) || errors.Is(err, ErrNoModel) {
 		t.Errorf("empty session: %v", err)
+	}
+	empty.Session().AppendModelChange("fake", "m1")
+	if _, err := empty.Compact(context.Background(), ""); err == nil || err.Error() != "Nothing to compact (no messages yet)" {
+		t.Errorf("session without messages: %v", err)
 	}
 }
 
