@@ -105,6 +105,8 @@ type Model struct {
 	// provider whose credential was last looked at.
 	extraUsageWarned bool
 	authChecked      string
+	flushingQueue    bool               // a stuck queue is being taken to send it
+	prompting        bool               // a Prompt call has not returned yet
 	images           []llm.ImageContent // pasted images for the next prompt
 	status           string
 	statusErr        bool
@@ -384,8 +386,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.spin++
 		cmds = append(cmds, tick())
+	case queueFlushMsg:
+		m.flushingQueue = false
+		cmds = append(cmds, m.sendFlushed(msg.texts))
 	case promptDoneMsg:
-		m.busy = false
+		m.busy, m.prompting = false, false
+		m.sendStuckQueue()
 		var pe *agent.PersistError
 		// A failed session write was shown by its event already.
 		if msg.err != nil && m.ctx.Err() == nil && !errors.As(msg.err, &pe) {
@@ -558,6 +564,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.MessageEnd, agent.SessionInfoChanged, agent.ThinkingLevelChanged, agent.CompactionEnd:
 		m.refreshInfo()
 	}
+	m.sendStuckQueue()
 }
 
 func (m *Model) applyResult(r resultMsg) {
@@ -625,7 +632,7 @@ func (m *Model) submit(text string) tea.Cmd {
 }
 
 func (m *Model) prompt(text string, images []llm.ImageContent) tea.Cmd {
-	m.busy = true
+	m.busy, m.prompting = true, true
 	m.tr.Bottom()
 	rt, ctx := m.rt, m.ctx
 	return func() tea.Msg { return promptDoneMsg{rt.Prompt(ctx, text, images)} }

@@ -84,3 +84,31 @@ func TestCtrlCWithCompletionOpenClears(t *testing.T) {
 		t.Errorf("list still open:\n%s", d.Frame())
 	}
 }
+
+// A steer that reaches the runtime after its run looked at the queue for
+// the last time must not stay queued under an idle editor: the UI sends it
+// as the next prompt once the run is over.
+func TestSteerAfterRunEndIsSent(t *testing.T) {
+	f := tuitest.NewFake()
+	f.Block = make(chan struct{})
+	o := opts()
+	o.Fullscreen = true
+	m := tui.New(context.Background(), f, o)
+	t.Cleanup(f.Subscribe(m.Deliver))
+	d := tuitest.NewDriver(m, 60, 16)
+	d.Type("first")
+	d.Press("enter")
+	d.Type("late steer")
+	d.Press("enter") // busy: a steer, which this run will never read
+	if !hasCall(f, "Steer late steer") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	close(f.Block)
+	d.Settle()
+	if !hasCall(f, "Prompt late steer") {
+		t.Errorf("the stuck steer was not sent: %v\n%s", f.CallLog(), d.Frame())
+	}
+	if strings.Contains(d.Frame(), "steering: late steer") {
+		t.Errorf("still shown as queued:\n%s", d.Frame())
+	}
+}
