@@ -80,9 +80,9 @@ func isTextMIME(m string) bool {
 
 // converter turns MCP content into model content.
 type converter struct {
-	server    string
-	readable  bool // resource links may name read_mcp_resource
-	save      outputSaver
+	server   string
+	readable bool // resource links may name read_mcp_resource
+	save     outputSaver
 }
 
 func (c converter) blocks(content []sdk.Content) llm.Blocks {
