@@ -28,6 +28,8 @@ type Options struct {
 	// OnChange is called (from any goroutine) when a server's state or
 	// tool list changed.
 	OnChange func()
+	// OpenURL opens a sign-in page in a browser (nil = only show it).
+	OpenURL func(string)
 
 	resolver *resolver // tests
 }
@@ -42,6 +44,9 @@ type Manager struct {
 
 	startOnce sync.Once
 	closeOnce sync.Once
+
+	listenMu sync.Mutex
+	listener func() // Register's tool sync
 }
 
 // NewManager prepares the servers of opts.Config; nothing is started.

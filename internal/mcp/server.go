@@ -121,6 +121,12 @@ func (s *Server) changed() {
 	if s.m.opts.OnChange != nil {
 		s.m.opts.OnChange()
 	}
+	s.m.listenMu.Lock()
+	fn := s.m.listener
+	s.m.listenMu.Unlock()
+	if fn != nil {
+		fn()
+	}
 }
 
 // session returns a connected session, connecting (or waiting for the
