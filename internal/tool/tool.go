@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -45,8 +46,10 @@ func Errorf(format string, a ...any) Result {
 	return Error(fmt.Sprintf(format, a...))
 }
 
-// Registry is an ordered set of tools by name.
+// Registry is an ordered set of tools by name. It is safe for concurrent
+// use: MCP servers add and remove tools while the agent reads them.
 type Registry struct {
+	mu    sync.RWMutex
 	order []string
 	tools map[string]Tool
 }
@@ -64,6 +67,12 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 
 // Add appends t; a second tool with the same name is an error.
 func (r *Registry) Add(t Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.add(t)
+}
+
+func (r *Registry) add(t Tool) error {
 	if r.tools == nil {
 		r.tools = map[string]Tool{}
 	}
@@ -81,16 +90,20 @@ func (r *Registry) Add(t Tool) error {
 
 // Replace adds t, or swaps it in place if its name is taken.
 func (r *Registry) Replace(t Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	name := t.Spec().Name
 	if _, ok := r.tools[name]; ok {
 		r.tools[name] = t
 		return
 	}
-	_ = r.Add(t)
+	_ = r.add(t)
 }
 
 // Remove drops a tool by name; it reports whether one was removed.
 func (r *Registry) Remove(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if _, ok := r.tools[name]; !ok {
 		return false
 	}
@@ -106,18 +119,24 @@ func (r *Registry) Remove(name string) bool {
 
 // Get returns the tool called name.
 func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
 	return t, ok
 }
 
 // Names lists the tool names in registration order.
 func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	return append([]string(nil), r.order...)
 }
 
 // Specs returns the specs of the named tools in the order given, skipping
 // unknown names; with no names it returns every spec in registration order.
 func (r *Registry) Specs(names ...string) []llm.ToolSpec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	if len(names) == 0 {
 		names = r.order
 	}

@@ -92,3 +92,25 @@ func TestSchemaFor(t *testing.T) {
 		}
 	}
 }
+
+// Run with -race: MCP servers change the registry while the agent reads it.
+func TestRegistryConcurrentUse(t *testing.T) {
+	r, _ := NewRegistry(fake{"read"})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 200; i++ {
+			r.Replace(fake{"mcp__s__t"})
+			r.Remove("mcp__s__t")
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		_ = r.Specs()
+		_, _ = r.Get("mcp__s__t")
+		_ = r.Names()
+	}
+	<-done
+	if names := r.Names(); len(names) != 1 || names[0] != "read" {
+		t.Fatalf("names = %v", names)
+	}
+}
