@@ -36,10 +36,15 @@ func (m *Manager) Register(s *hooks.Set, cmds *commands.Registry, host ToolHost)
 	m.listener = syncTools
 	m.listenMu.Unlock()
 	syncTools()
-	offStart := s.BeforeAgentStart.On("builtin:mcp", func(ctx context.Context, _ *hooks.BeforeAgentStart) (hooks.BeforeAgentStartResult, error) {
-		m.WaitDirect(ctx, DirectWait)
-		syncTools()
-		return hooks.BeforeAgentStartResult{}, nil
+	// The wait runs on input, the first point of a prompt, because the
+	// request's tool declarations are fixed right after it; steering input
+	// (a run is active) does not wait.
+	offStart := s.Input.On("builtin:mcp", func(ctx context.Context, in *hooks.Input) (hooks.InputResult, error) {
+		if in.StreamingBehavior == "" {
+			m.WaitDirect(ctx, DirectWait)
+			syncTools()
+		}
+		return hooks.InputResult{}, nil
 	})
 	cmd := commands.Command{Name: "mcp", Source: commands.Builtin,
 		Description: "MCP servers: status; tools, reconnect, enable, disable, login, logout <server>",

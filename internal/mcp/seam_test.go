@@ -54,7 +54,7 @@ func TestRegisterOnTheSeam(t *testing.T) {
 	defer off()
 	m.Start()
 	// The first prompt waits for the server with a direct tool.
-	set.RunBeforeAgentStart(context.Background(), hooks.BeforeAgentStart{Prompt: "hi"})
+	set.RunInput(context.Background(), hooks.Input{Text: "hi", Source: "interactive"})
 	if d := host.direct(); len(d) != 1 || d[0] != "mcp__h__echo" {
 		t.Fatalf("direct tools after the first prompt's wait = %v", d)
 	}
