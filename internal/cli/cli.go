@@ -26,10 +26,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if len(args) > 0 && args[0] == "sessions" {
 		return runSessions(ctx, args[1:], env, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "mcp" {
+		return runMCPCommand(ctx, args[1:], env, stdout, stderr)
+	}
 	if len(args) > 0 && unsupportedCommands[args[0]] {
 		// Reserved like upstream, so "relay list" is not sent to the model
 		// as a prompt.
-		fmt.Fprintf(stderr, "Error: relay %s is not supported yet (package, auth and mcp commands are not implemented); use -- %s to send it as a prompt\n", args[0], args[0])
+		fmt.Fprintf(stderr, "Error: relay %s is not supported yet (package and auth commands are not implemented); use -- %s to send it as a prompt\n", args[0], args[0])
 		return 1
 	}
 	a, err := ParseArgs(args)
@@ -63,7 +66,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 // unsupportedCommands are the subcommands of upstream-spec-core.md §1.1
 // that relay does not implement yet.
 var unsupportedCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true,
-	"list": true, "config": true, "auth": true, "mcp": true}
+	"list": true, "config": true, "auth": true}
 
 func isTTY(v any) bool {
 	f, ok := v.(*os.File)

@@ -24,6 +24,7 @@ import (
 	"github.com/relay-agent/relay/internal/jsonmode"
 	"github.com/relay-agent/relay/internal/layaauto"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/mcp"
 	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/printmode"
 	"github.com/relay-agent/relay/internal/rpcmode"
@@ -57,6 +58,7 @@ type launch struct {
 	modelNotes    strings.Builder // model warnings the TUI shows itself
 	resOpts       app.ResourceOptions
 	rt            *app.Runtime
+	mcp           *mcp.Manager // nil when MCP is off or not configured
 }
 
 // exit ends the launch early with a status and no error (--export,
@@ -71,6 +73,9 @@ func run(ctx context.Context, a *Args, env config.Env, stdin io.Reader, stdout, 
 	}
 	l := &launch{a: a, env: env, stdin: stdin, stdout: stdout, stderr: stderr}
 	defer func() {
+		if l.mcp != nil {
+			l.mcp.Close()
+		}
 		if l.rt != nil {
 			l.rt.Close()
 		} else if l.sess != nil {
@@ -317,6 +322,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	if err := drv.Attach(rt); err != nil {
 		return err
 	}
+	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)
 	for _, d := range rt.Resources().Diagnostics {
 		fmt.Fprintln(l.stderr, "Warning:", d)
 	}

@@ -141,6 +141,7 @@ session each time relay starts.
 relay sessions list [--all] [--json]      sessions of this directory (all)
 relay sessions show FILE|ID [--context] [--leaf ID] [--json]
 relay sessions check FILE|ID              validate a file and its tree
+relay mcp add|remove|list|login|logout    MCP servers (relay mcp --help)
 `,
 	"tools": `Tools and context: what the model can do and see
 

@@ -23,6 +23,9 @@ type CommandOptions struct {
 	ClientVersion string
 	// ListTimeout bounds `relay mcp list` (default 30 s).
 	ListTimeout time.Duration
+	// Getenv and Environ: see Options.
+	Getenv  func(string) string
+	Environ []string
 }
 
 const commandUsage = `Usage:
@@ -250,6 +253,9 @@ func Command(ctx context.Context, args []string, o CommandOptions) int {
 			}
 		}
 		res := defaultResolver()
+		if o.Getenv != nil {
+			res.getenv = o.Getenv
+		}
 		headers, err := res.pairs(ctx, e.Config.Headers, "header")
 		if err != nil {
 			return fail("MCP server %q: %v", name, err)
@@ -389,7 +395,7 @@ func commandList(ctx context.Context, loaded *Loaded, asJSON bool, untrusted str
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	m := NewManager(Options{Cwd: o.Cwd, Config: loaded, Auth: creds, ClientVersion: o.ClientVersion,
+	m := NewManager(Options{Cwd: o.Cwd, Config: loaded, Auth: creds, ClientVersion: o.ClientVersion, Getenv: o.Getenv, Environ: o.Environ,
 		Log: NewServerLog(o.AgentDir + string(os.PathSeparator) + "mcp.log")})
 	defer m.Close()
 	m.Start()

@@ -31,6 +31,12 @@ type Options struct {
 	// OpenURL opens a sign-in page in a browser (nil = only show it).
 	OpenURL func(string)
 
+	// Getenv resolves ${VAR} in env and headers (nil = os.Getenv).
+	Getenv func(string) string
+	// Environ is the environment stdio servers start with, before their
+	// configured env (nil = os.Environ()).
+	Environ []string
+
 	resolver *resolver // tests
 }
 
@@ -56,6 +62,13 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
+	}
+	if opts.resolver == nil {
+		r := defaultResolver()
+		if opts.Getenv != nil {
+			r.getenv = opts.Getenv
+		}
+		opts.resolver = &r
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel}

@@ -132,7 +132,7 @@ func (m *Manager) slash(ctx context.Context, s *hooks.Set, args string) (string,
 		if m.opts.Auth == nil || !srv.Entry.Config.UsesOAuth() {
 			return "", fmt.Errorf("MCP server %q does not use OAuth; only HTTP servers without an Authorization header do", name)
 		}
-		res := defaultResolver()
+		res := *m.opts.resolver
 		headers, err := res.pairs(ctx, srv.Entry.Config.Headers, "header")
 		if err != nil {
 			return "", err

@@ -253,10 +253,7 @@ func (s *Server) connectOnce() (*sdk.ClientSession, string, error) {
 	if cwd := s.m.opts.Cwd; cwd != "" {
 		client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(cwd)}).String(), Name: filepath.Base(cwd)})
 	}
-	res := defaultResolver()
-	if s.m.opts.resolver != nil {
-		res = *s.m.opts.resolver
-	}
+	res := *s.m.opts.resolver
 	var transport sdk.Transport
 	var proc *stdioProcess
 	if cfg.IsHTTP() {
@@ -274,7 +271,7 @@ func (s *Server) connectOnce() (*sdk.ClientSession, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		proc, err = startStdio(cfg, s.m.opts.Cwd, env)
+		proc, err = startStdio(cfg, s.m.opts.Cwd, s.m.opts.Environ, env)
 		if err != nil {
 			return nil, "", err
 		}

@@ -66,8 +66,9 @@ type stdioProcess struct {
 	closeOnce sync.Once
 }
 
-// startStdio starts the server process of cfg in dir with env added to ours.
-func startStdio(cfg *ServerConfig, cwd string, env []KV) (*stdioProcess, error) {
+// startStdio starts the server process of cfg in dir with env added to
+// base (nil = our environment).
+func startStdio(cfg *ServerConfig, cwd string, base []string, env []KV) (*stdioProcess, error) {
 	command := expandHome(cfg.Command)
 	args := make([]string, len(cfg.Args))
 	for i, a := range cfg.Args {
@@ -82,7 +83,10 @@ func startStdio(cfg *ServerConfig, cwd string, env []KV) (*stdioProcess, error) 
 	}
 	cmd := exec.Command(command, args...)
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append([]string(nil), base...)
 	for _, kv := range env {
 		cmd.Env = append(cmd.Env, kv.Key+"="+kv.Value)
 	}
