@@ -207,6 +207,9 @@ func main() {
 	if want("startup") {
 		benchStartup()
 	}
+	if want("mcp") {
+		benchMCPStartup()
+	}
 	if want("loop") {
 		benchLoop()
 	}
@@ -240,6 +243,33 @@ func benchStartup() {
 		walls = append(walls, r.wall)
 	}
 	fmt.Printf("launch to first model request:          %7.1f ms   (target ≤ 50 ms; whole run %.1f ms)\n", ms(median(ds)), ms(median(walls)))
+}
+
+// benchMCPStartup is launch to first request with twenty MCP servers
+// configured (codemode exposure, none used): their connections start in the
+// background, so the figure should match the one without servers. The
+// servers are processes that never answer, the worst case for start-up.
+func benchMCPStartup() {
+	e := newEnv(&llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true, ZeroLatency: true})
+	defer e.close()
+	servers := map[string]any{}
+	for i := 0; i < 20; i++ {
+		servers[fmt.Sprintf("server%02d", i)] = map[string]any{"command": "sleep", "args": []string{"60"}}
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	run := func() (first, wall time.Duration) {
+		var ds, walls []time.Duration
+		for i := 0; i < 15; i++ {
+			r := e.run("-p", "--no-session", model, "hi")
+			ds, walls = append(ds, r.first), append(walls, r.wall)
+		}
+		return median(ds), median(walls)
+	}
+	f0, w0 := run()
+	os.WriteFile(filepath.Join(e.agentDir, "mcp.json"), cfg, 0o644)
+	f20, w20 := run()
+	fmt.Printf("launch to first request, 0 MCP servers:  %7.1f ms   (whole run %.1f ms)\n", ms(f0), ms(w0))
+	fmt.Printf("launch to first request, 20 MCP servers: %7.1f ms   (whole run %.1f ms; target: unchanged)\n", ms(f20), ms(w20))
 }
 
 func benchLoop() {

@@ -28,8 +28,8 @@ const stderrTailBytes = 2000
 
 // Stop grace periods: after stdin closes, then after SIGTERM.
 var (
-	stdinGrace   = time.Second
-	sigtermGrace = 2 * time.Second
+	stdinGrace   = 200 * time.Millisecond
+	sigtermGrace = time.Second
 )
 
 // tailBuffer keeps the last max bytes written to it.
