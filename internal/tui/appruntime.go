@@ -86,7 +86,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	if o.Registry != nil {
 		opts.SubscriptionAuth = subscriptionAuth(o.Settings, o.Registry.AuthSource)
 	}
-	opts.StartupWarnings = append(opts.StartupWarnings, o.Warnings...)
+	opts.StartupNotices = append(opts.StartupNotices, o.Warnings...)
 	if set := rt.Resources(); set != nil {
 		for _, d := range set.Diagnostics {
 			opts.StartupWarnings = append(opts.StartupWarnings, d.String())

@@ -224,6 +224,9 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 	for _, w := range append(append([]string{}, o.StartupWarnings...), o.ThemeErrors...) {
 		m.tr.AddError(w)
 	}
+	for _, n := range o.StartupNotices {
+		m.tr.AddNotice(n)
+	}
 	return m
 }
 

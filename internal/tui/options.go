@@ -26,6 +26,9 @@ type Options struct {
 
 	Keymap          *keymap.Keymap // nil: platform defaults
 	StartupWarnings []string       // keybindings, themes, resources: shown at start-up
+	// StartupNotices are shown at start-up as notices, quiet or not (a
+	// resumed session's model that could not be restored).
+	StartupNotices []string
 	// ThemeSetting is the `theme` setting ("", "dark", "light/dark", a
 	// custom name); CustomThemes are the loaded theme files.
 	ThemeSetting string
