@@ -157,14 +157,18 @@ func TestRPCFraming(t *testing.T) {
 	e := newEnv(t, quick("first answer", "big answer"), nil)
 	r := rpcStart(e, model)
 
-	// Malformed JSON: a parse error without id.
+	// Malformed JSON: a parse error, with the id when it can be read.
 	r.send(`{"id":"x","type":`)
 	resp := r.response("parse")
 	if resp["success"] != false || !strings.HasPrefix(fmt.Sprint(resp["error"]), "Failed to parse command: ") {
 		t.Errorf("parse error %v", resp)
 	}
-	if _, has := resp["id"]; has {
-		t.Errorf("parse error carries an id: %v", resp)
+	if resp["id"] != "x" {
+		t.Errorf("parse error without the readable id: %v", resp)
+	}
+	r.send(`{"type":`)
+	if resp := r.response("parse"); resp["id"] != nil {
+		t.Errorf("parse error invents an id: %v", resp)
 	}
 
 	// Unknown command type: error naming it, with the request's id so a

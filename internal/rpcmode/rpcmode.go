@@ -210,12 +210,9 @@ func (s *Server) handle(line []byte) {
 			s.send(head.ID, head.Type, nil, errors.New("Invalid command: "+err.Error()))
 			return
 		}
-		// The id alone may still be readable (a type of the wrong kind).
-		var idOnly struct {
-			ID *string `json:"id"`
-		}
-		_ = json.Unmarshal(line, &idOnly)
-		s.send(idOnly.ID, "parse", nil, errors.New("Failed to parse command: "+err.Error()))
+		// The id may still be readable (a type of the wrong kind, a line
+		// cut short after it): answer with it, so the client hears back.
+		s.send(readableID(line), "parse", nil, errors.New("Failed to parse command: "+err.Error()))
 		return
 	}
 	if c.Type == "extension_ui_response" {
@@ -234,6 +231,53 @@ func (s *Server) handle(line []byte) {
 		return
 	}
 	s.reply(&c, data, err)
+}
+
+// readableID returns the top-level "id" string of a command line that may
+// be malformed, read token by token up to the first syntax error; nil
+// when there is none.
+func readableID(line []byte) *string {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	depth := 1
+	key := true // at depth 1, the next string token is a key
+	var last string
+	for depth > 0 {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch v := t.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				depth++
+			} else {
+				depth--
+			}
+			if depth == 1 {
+				key = true
+			}
+		case string:
+			if depth != 1 {
+				continue
+			}
+			if key {
+				last, key = v, false
+				continue
+			}
+			if last == "id" {
+				return &v
+			}
+			key = true
+		default:
+			if depth == 1 {
+				key = true
+			}
+		}
+	}
+	return nil
 }
 
 var (

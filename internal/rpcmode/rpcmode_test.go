@@ -53,7 +53,8 @@ func TestResponses(t *testing.T) {
 		want     map[string]any // fields the single response must have
 		noID     bool
 	}{
-		{"malformed JSON", `{"id":"1","type":`, map[string]any{"command": "parse", "success": false}, true},
+		{"malformed JSON", `{"id":"1","type":`, map[string]any{"id": "1", "command": "parse", "success": false}, false},
+		{"malformed JSON without id", `{"type":"get_state",`, map[string]any{"command": "parse", "success": false}, true},
 		{"not an object", `[1,2]`, map[string]any{"command": "parse", "success": false}, true},
 		{"unknown type", `{"id":"1","type":"nope"}`, map[string]any{"id": "1", "command": "nope", "success": false, "error": "Unknown command: nope"}, false},
 		{"type of the wrong kind", `{"id":"1","type":5}`, map[string]any{"id": "1", "command": "parse", "success": false}, false},
@@ -129,6 +130,28 @@ func TestSeparatorsAndStateShape(t *testing.T) {
 	for _, k := range []string{"model", "sessionFile"} {
 		if _, ok := state[k]; ok {
 			t.Errorf("state has %s without a model / in memory", k)
+		}
+	}
+}
+
+func TestReadableID(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"id":"1","type":`:                     "1",
+		`{"type":"x","id":"a\"b"`:               `a"b`,
+		`{"a":{"id":"inner"},"id":"outer","t":`: "outer",
+		`{"a":[{"id":"no"}],"b":1,"id":"yes"}`:  "yes",
+		`{"type":"x"`:                           "",
+		`{"id":5}`:                              "",
+		`[{"id":"no"}]`:                         "",
+		`{"id"`:                                 "",
+		`not json`:                              "",
+	} {
+		got := ""
+		if p := readableID([]byte(line)); p != nil {
+			got = *p
+		}
+		if got != want {
+			t.Errorf("readableID(%s) = %q, want %q", line, got, want)
 		}
 	}
 }
