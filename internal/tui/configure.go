@@ -376,6 +376,14 @@ var settingDefs = []settingDef{
 	{key: "branchSummary.skipPrompt", desc: "Skip the branch-summary prompt and default to no summary", def: false, apply: func(m *Model, v any) { m.opts.BranchSummarySkip = v == true }},
 	{key: "compaction.enabled", desc: "Enable automatic compaction", def: true},
 	{key: "retry.enabled", desc: "Retry transient failures automatically", def: true},
+	{key: "markdown.mermaid", desc: "Draw Mermaid diagrams: while streaming, once the answer is complete, or not", def: "streaming",
+		values: []any{"streaming", "final", "off"}, apply: func(m *Model, v any) {
+			m.opts.Mermaid = fmt.Sprint(v)
+			m.setTheme(m.th) // a new renderer redraws the transcript
+		}},
+	{key: "collapseChangelog", desc: "Show one line instead of the changelog after an update", def: false},
+	{key: "enableInstallTelemetry", desc: "Send provider attribution headers (OpenRouter, NVIDIA NIM, Cloudflare)", def: true, onRestart: true},
+	{key: "warnings.anthropicExtraUsage", desc: "Warn when Anthropic subscription sign-in may use paid extra usage", def: true, onRestart: true},
 }
 
 func (m *Model) applyThemeSetting() {

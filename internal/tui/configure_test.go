@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/tuitest"
 )
 
@@ -137,5 +139,36 @@ func TestSettingsAlignedWithDescriptions(t *testing.T) {
 	d.Press("down")
 	if !strings.Contains(d.Frame(), "Hide thinking blocks in the transcript") {
 		t.Errorf("description does not follow the selection:\n%s", d.Frame())
+	}
+}
+
+// markdown.mermaid applies at once: switched off, a drawn diagram shows
+// its source again.
+func TestSettingsMermaidLive(t *testing.T) {
+	f := tuitest.NewFake()
+	f.Reply = func(string) []agent.Event {
+		a := &llm.AssistantMessage{StopReason: llm.StopStop, Content: llm.Blocks{&llm.TextContent{Text: "```mermaid\ngraph LR\n  A --> B\n```"}}}
+		return []agent.Event{{Type: agent.MessageStart, Message: a}, {Type: agent.MessageEnd, Message: a}}
+	}
+	o := opts()
+	o.Fullscreen = true
+	o.Mermaid = "streaming"
+	d := start(t, f, o, 80, 30)
+	d.Type("draw")
+	d.Press("enter")
+	d.Settle()
+	if fr := d.Frame(); !strings.Contains(fr, "│ A ├") || strings.Contains(fr, "A --> B") {
+		t.Fatalf("not drawn:\n%s", fr)
+	}
+	d.Type("/settings")
+	d.Press("escape", "enter")
+	d.Type("mermaid")
+	d.Press("enter", "enter") // streaming -> final -> off
+	d.Press("escape")
+	if fr := d.Frame(); !strings.Contains(fr, "A --> B") {
+		t.Errorf("off: source not shown:\n%s", fr)
+	}
+	if f.SavedSettings()["markdown.mermaid"] != "off" {
+		t.Errorf("saved %v", f.SavedSettings())
 	}
 }
