@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // NotRegularError reports a path that names something other than a regular
@@ -90,35 +89,10 @@ func CheckRegular(path string) (fs.FileInfo, error) {
 
 // OpenRegular opens path for reading when it is a regular file (after
 // following symbolic links) and refuses anything else with a
-// *NotRegularError. It never blocks on a FIFO: the path is stat'ed first, the
-// open is non-blocking, and the opened file is checked again, so a file
-// swapped for a pipe or device between the two steps is refused too.
+// *NotRegularError. It never blocks on a FIFO: the open is non-blocking and
+// the opened file is checked before anything is read.
 func OpenRegular(path string) (*os.File, error) {
-	if _, err := CheckRegular(path); err != nil {
-		return nil, err
-	}
 	return openVerified(path)
-}
-
-// openVerified opens path without blocking and refuses it unless the opened
-// file is regular.
-func openVerified(path string) (*os.File, error) {
-	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-	// writer. It has no effect on reads of regular files.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &NotRegularError{Path: path, Kind: Kind(st.Mode())}
-	}
-	return f, nil
 }
 
 // ReadFile reads the regular file at path when it holds at most limit bytes.
