@@ -113,7 +113,7 @@ func (c *canvas) put(x, y int, r rune, class Class) {
 // text writes s from (x,y); wide runes take two cells.
 func (c *canvas) text(x, y int, s string, class Class) {
 	for _, r := range s {
-		w := ansi.StringWidth(string(r))
+		w := runeWidth(r)
 		if w == 0 {
 			continue
 		}
@@ -180,62 +180,51 @@ func (c *canvas) art() *Art {
 			}
 		}
 	}
+	type glyphCell struct {
+		r     rune
+		class Class
+	}
+	var cells []glyphCell
 	for _, row := range c.rows {
 		if lead > 0 {
 			row = row[min(lead, len(row)):]
 		}
-		var spans []Span
-		var b strings.Builder
-		cls := None
-		w, lastInk := 0, 0
-		var cut []Span // spans up to the last non-blank cell
-		flush := func() {
-			if b.Len() > 0 {
-				spans = append(spans, Span{Class: cls, Text: b.String()})
-				b.Reset()
-			}
-		}
+		cells = cells[:0]
+		last := -1 // the last cell with ink
 		for _, cl := range row {
 			if cl.cont {
 				continue
 			}
-			g := cl.glyph()
-			k := cl.class
+			g, k := cl.glyph(), cl.class
 			if g == ' ' {
 				k = None
+			} else {
+				last = len(cells)
 			}
-			if k != cls {
-				flush()
-				cls = k
-			}
-			b.WriteRune(g)
-			w += ansi.StringWidth(string(g))
-			if g != ' ' {
-				flush()
-				cut = append([]Span(nil), spans...)
-				lastInk = w
-			}
+			cells = append(cells, glyphCell{g, k})
 		}
-		a.Lines = append(a.Lines, mergeSpans(cut))
-		a.Width = max(a.Width, lastInk)
+		var spans []Span
+		var b strings.Builder
+		w := 0
+		for i := 0; i <= last; i++ {
+			if i > 0 && cells[i].class != cells[i-1].class {
+				spans = append(spans, Span{Class: cells[i-1].class, Text: b.String()})
+				b.Reset()
+			}
+			b.WriteRune(cells[i].r)
+			w += runeWidth(cells[i].r)
+		}
+		if last >= 0 {
+			spans = append(spans, Span{Class: cells[last].class, Text: b.String()})
+		}
+		a.Lines = append(a.Lines, spans)
+		a.Width = max(a.Width, w)
 	}
 	// Drop blank rows at the end.
 	for len(a.Lines) > 0 && len(a.Lines[len(a.Lines)-1]) == 0 {
 		a.Lines = a.Lines[:len(a.Lines)-1]
 	}
 	return a
-}
-
-func mergeSpans(in []Span) []Span {
-	var out []Span
-	for _, s := range in {
-		if n := len(out); n > 0 && out[n-1].Class == s.Class {
-			out[n-1].Text += s.Text
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 func sign(n int) int {
@@ -249,5 +238,14 @@ func sign(n int) int {
 }
 
 func width(s string) int { return ansi.StringWidth(s) }
+
+// runeWidth is a rune's width in cells; box drawing and Latin text take
+// the fast path.
+func runeWidth(r rune) int {
+	if r >= 0x20 && r < 0x300 || r >= 0x2500 && r < 0x2600 {
+		return 1
+	}
+	return ansi.StringWidth(string(r))
+}
 
 func truncate(s string, w int) string { return ansi.Truncate(s, w, "…") }

@@ -140,3 +140,20 @@ func itoa(i int) string {
 	}
 	return string(d)
 }
+
+// BenchmarkFlowchart lays out a 120-node diagram, as a streaming answer
+// does once per frame while the block grows.
+func BenchmarkFlowchart(b *testing.B) {
+	var s strings.Builder
+	s.WriteString("graph TD\n")
+	for i := range 120 {
+		s.WriteString("  n" + itoa(i) + "[node " + itoa(i) + "] --> n" + itoa((i*7+3)%120) + "\n")
+	}
+	src := s.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Render(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
