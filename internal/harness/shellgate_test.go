@@ -215,3 +215,27 @@ func BenchmarkClassifyCommandParse(b *testing.B) {
 		})
 	}
 }
+
+// Hostile shapes stay cheap: a pipeline of thousands of stages is walked
+// once (it was cubic), and nesting past what the parser handles in linear
+// time is opaque without parsing (the parser is quadratic in it).
+func TestShellGateHostileShapes(t *testing.T) {
+	tests := []struct {
+		name, cmd string
+		kind      EffectKind
+		opaque    bool
+	}{
+		{"pipeline", strings.Repeat("cat | ", 5000) + "sh", EffectDestructive, true},
+		{"pipeline of printers", "echo 'git push' | " + strings.Repeat("cat | ", 5000) + "sh", EffectExternal, false},
+		{"nested substitutions", strings.Repeat("$(", 20000) + "ls" + strings.Repeat(")", 20000), EffectDestructive, true},
+		{"nested subshells", strings.Repeat("(", 20000) + "ls" + strings.Repeat(")", 20000), EffectDestructive, true},
+		{"nested but shallow", strings.Repeat("(", 150) + "rm -rf x" + strings.Repeat(")", 150), EffectDestructive, false},
+		{"big here-document", "cat > f <<'EOF'\n" + strings.Repeat("text with `code` and $(x)\n", 5000) + "EOF\n", EffectExecute, false},
+	}
+	for _, tt := range tests {
+		got := ClassifyCommand(tt.cmd, nil)
+		if got.Kind != tt.kind || got.Opaque != tt.opaque {
+			t.Errorf("%s: %s opaque=%v (%s), want %s opaque=%v", tt.name, got.Kind, got.Opaque, got.Reason, tt.kind, tt.opaque)
+		}
+	}
+}

@@ -71,9 +71,31 @@ func parseShell(script string) (*syntax.File, bool) {
 	return f, err == nil
 }
 
+// maxShellNesting bounds how deeply parentheses nest in a script (counted
+// on the raw text): the parser's time grows with the square of the nesting
+// of subshells and substitutions, and no real command nests this deep.
+const maxShellNesting = 200
+
+func parenDepth(script string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(script); i++ {
+		switch script[i] {
+		case '(':
+			depth++
+			deepest = max(deepest, depth)
+		case ')':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
+
 // shellOps returns the gated operations of a bash script, and false when
 // the script does not parse.
 func shellOps(script string) ([]gatedOp, bool) {
+	if parenDepth(script) > maxShellNesting {
+		return []gatedOp{{kind: EffectDestructive, reason: "opaque: subshells and substitutions nested too deeply to follow", text: script, opaque: true}}, true
+	}
 	f, ok := parseShell(script)
 	if !ok {
 		return nil, false
@@ -164,8 +186,12 @@ func (s *shellScanner) stmt(st *syntax.Stmt, in stdinSource) {
 		}
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
-			s.stmt(c.X, in)
-			s.stmt(c.Y, s.output(c.X, in))
+			// Stage by stage, each reading what the one before writes
+			// (iteratively: a pipeline of thousands of stages stays linear).
+			for _, stage := range pipeStages(st, nil) {
+				s.stmt(stage, in)
+				in = s.output(stage, in)
+			}
 			return
 		}
 		s.stmt(c.X, in)
@@ -287,6 +313,19 @@ func (s *shellScanner) word(w *syntax.Word) {
 	}
 }
 
+// pipeStages flattens a pipeline into its stages, in order.
+func pipeStages(st *syntax.Stmt, out []*syntax.Stmt) []*syntax.Stmt {
+	for st != nil {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll || len(st.Redirs) > 0 {
+			return append(out, st)
+		}
+		out = pipeStages(b.X, out)
+		st = b.Y
+	}
+	return out
+}
+
 // output describes what a pipeline stage writes to the next one, given
 // what it reads.
 func (s *shellScanner) output(st *syntax.Stmt, in stdinSource) stdinSource {
@@ -308,7 +347,10 @@ func (s *shellScanner) output(st *syntax.Stmt, in stdinSource) stdinSource {
 	switch c := st.Cmd.(type) {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
-			return s.output(c.Y, s.output(c.X, in))
+			for _, stage := range pipeStages(st, nil) {
+				in = s.output(stage, in)
+			}
+			return in
 		}
 	case *syntax.CallExpr:
 		if len(c.Args) == 0 {
