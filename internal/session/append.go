@@ -393,6 +393,13 @@ func (m *Manager) CreateBranchedSession(leafID string) (string, error) {
 	if !m.persist && m.path != "" {
 		return "", fmt.Errorf("branched session from %s: %w", m.path, ErrReadOnly)
 	}
+	if m.persist && m.flushed && m.app != nil {
+		// Entries whose write failed must reach this file before it is
+		// left behind.
+		if err := m.writeBacklogLocked(); err != nil {
+			return "", err
+		}
+	}
 	path := m.pathTo(leafID)
 	now := m.now()
 	parent := ""
@@ -431,7 +438,7 @@ func (m *Manager) CreateBranchedSession(leafID string) (string, error) {
 		return "", err
 	}
 	old := m.app
-	m.header, m.path, m.app, m.flushed = nm.header, nm.path, nm.app, nm.flushed
+	m.header, m.path, m.app, m.flushed, m.unwritten = nm.header, nm.path, nm.app, nm.flushed, nm.unwritten
 	m.entries, m.byID, m.children, m.leaf = nm.entries, nm.byID, nm.children, nm.leaf
 	m.problems = nil
 	if old != nil {

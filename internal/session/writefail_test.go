@@ -159,3 +159,32 @@ func TestSessionDirCannotBeCreated(t *testing.T) {
 		t.Fatalf("context = %q, want %q", got, want)
 	}
 }
+
+// TestBranchWritesBacklogFirst: leaving a session for a branched copy
+// writes its failed entries first, or refuses while the disk is full.
+func TestBranchWritesBacklogFirst(t *testing.T) {
+	m, err := Create("/p", t.TempDir(), CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := m.AppendMessage(user("u1"))
+	restore := failWrites(t)
+	m.AppendMessage(asst("a1"))
+	old := m.SessionFile()
+	var we *WriteError
+	if _, err := m.CreateBranchedSession(first); !errors.As(err, &we) {
+		t.Fatalf("branching with a full disk: %v, want *WriteError", err)
+	}
+	restore()
+	if _, err := m.CreateBranchedSession(first); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	l, err := Load(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := contextTexts(l), "user:u1 | assistant:a1"; got != want {
+		t.Fatalf("old file = %q, want %q", got, want)
+	}
+}
