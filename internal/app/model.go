@@ -124,14 +124,6 @@ func (r *Runtime) CycleModel(forward bool) (*llm.Model, llm.ThinkingLevel, bool,
 	return r.Model(), r.ThinkingLevel(), isScoped, true
 }
 
-// FindModel looks a model up by provider and id.
-func (r *Runtime) findModel(provider, id string) *llm.Model {
-	if r.cfg.Models == nil {
-		return nil
-	}
-	return r.cfg.Models.Find(provider, id)
-}
-
 // AvailableModels lists the models with credentials.
 func (r *Runtime) AvailableModels() []*llm.Model {
 	if r.cfg.Models == nil {

@@ -38,10 +38,6 @@ type Entry struct {
 
 var versionHeading = regexp.MustCompile(`^##\s+\[?v?(\d+)\.(\d+)\.(\d+)\]?`)
 
-// Entries are the sections with a version heading, newest first as
-// written; "Unreleased" and other headings are not versions.
-func Entries() []Entry { return parse(text) }
-
 func parse(s string) []Entry {
 	var out []Entry
 	var cur *Entry

@@ -4,12 +4,6 @@ import (
 	"path/filepath"
 )
 
-// ContextFileNames are the global and per-directory context file names, in
-// the order they are looked for (upstream-spec-core.md §7.1).
-func ContextFileNames() []string {
-	return []string{"AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
-}
-
 // Agent names the well-known files of an agent directory (§7.1).
 type Agent struct{ Dir string }
 

@@ -138,16 +138,6 @@ func (l *constraintLedger) insert(text, source string, ts int64) bool {
 	return true
 }
 
-func (l *constraintLedger) remove(id string) bool {
-	for i, c := range l.items {
-		if c.ID == id {
-			l.items = append(l.items[:i:i], l.items[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
 func (l *constraintLedger) restore(items []Constraint) {
 	if len(items) > maxConstraints {
 		items = items[len(items)-maxConstraints:]

@@ -193,9 +193,6 @@ func (c *Core) classify(tc *llm.ToolCall) Effect {
 	return Classify(tc.Name, tc.Arguments, c.cfg.VerifyCommands)
 }
 
-// Config returns the configuration the core runs with.
-func (c *Core) Config() Config { return c.cfg }
-
 func (c *Core) lock() { c.mu.Lock() }
 
 func (c *Core) unlock() {
@@ -308,28 +305,6 @@ func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract, curr
 	if changed {
 		c.ledgerChanged()
 	}
-}
-
-// AddConstraint records a constraint directly (source "api").
-func (c *Core) AddConstraint(text string) (Constraint, bool) {
-	c.lock()
-	defer c.unlock()
-	if !c.ledger.insert(text, "api", c.cfg.Now().UnixMilli()) {
-		return Constraint{}, false
-	}
-	c.ledgerChanged()
-	return c.ledger.items[len(c.ledger.items)-1], true
-}
-
-// RemoveConstraint drops a constraint by id ("c3").
-func (c *Core) RemoveConstraint(id string) bool {
-	c.lock()
-	defer c.unlock()
-	if !c.ledger.remove(id) {
-		return false
-	}
-	c.ledgerChanged()
-	return true
 }
 
 // BeforeToolCall runs the authorization gate and the scope guard for a

@@ -56,7 +56,6 @@ var shellTables = sync.OnceValue(func() *shellTableSet {
 })
 
 func shellNames() map[string]bool           { return shellTables().shellNames }
-func printCommands() map[string]bool        { return shellTables().printCommands }
 func textSearchTools() map[string]bool      { return shellTables().textSearchTools }
 func wrapperCommands() map[string]bool      { return shellTables().wrapperCommands }
 func interpreterLongFlags() map[string]bool { return shellTables().interpreterLongFlags }

@@ -2,7 +2,6 @@ package laya
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -274,9 +273,4 @@ func Rank(in RankInput) []Scored {
 		return a.Order < b.Order
 	})
 	return out
-}
-
-// formatScored is a one-line summary for /laya.
-func formatScored(s Scored) string {
-	return fmt.Sprintf("%s (%s, P=%.2f, utility %.3f)", s.Ref, s.Tier, s.P, s.Utility)
 }

@@ -209,22 +209,3 @@ func ReadEventsRaw(body io.Reader, fn func(event string, data []byte) bool) erro
 		}
 	}
 }
-
-// ReadEvents reads the SSE events of body and hands each to fn until fn
-// returns false (the client saw the final event), the stream ends, or a
-// read fails. It returns nil when fn stopped it, io.EOF when the stream
-// ended first, else the read error (idle timeout, cut connection, ctx
-// cancellation surfaced by net/http).
-func ReadEvents(body io.Reader, fn func(sse.Event) bool) error {
-	r := sse.NewReader(body)
-	defer r.Release() // its buffer serves the next stream
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			return err
-		}
-		if !fn(ev) {
-			return nil
-		}
-	}
-}

@@ -33,20 +33,6 @@ type scanState struct {
 
 const maxFirstTries = 32
 
-// ReadInfo summarizes one session file by scanning it whole (listing uses
-// the cache in listcache.go to avoid rescanning unchanged bytes).
-func ReadInfo(path string) (*SessionInfo, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := scanFile(path, nil, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	return s.info(path, st.ModTime(), nil), nil
-}
-
 // scanFile brings prev (nil = from scratch) up to the end of the file and
 // returns the new state. The unterminated tail, if any, is left for later
 // (it is either torn or about to be completed).

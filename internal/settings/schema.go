@@ -52,15 +52,6 @@ var agentOnlyKeys = map[string]bool{
 // overridden; each entry resolves against its own file's base directory.
 var resourceKeys = []string{"packages", "extensions", "skills", "prompts", "themes"}
 
-func isResourceKey(k string) bool {
-	for _, r := range resourceKeys {
-		if r == k {
-			return true
-		}
-	}
-	return false
-}
-
 // schema returns the settings.md table as a tree, built on first use.
 func schema() *node {
 	schemaOnce.Do(func() { schemaRoot = buildSchema() })

@@ -22,10 +22,6 @@ func killTree(pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
-// KillGroup kills the process group led by pid; exported for callers that
-// track long-lived children.
-func KillGroup(pid int) { killTree(pid) }
-
 func signalOf(st *os.ProcessState) (int, bool) {
 	ws, ok := st.Sys().(syscall.WaitStatus)
 	if !ok || !ws.Signaled() {

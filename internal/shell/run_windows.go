@@ -21,7 +21,4 @@ func killTree(pid int) {
 	_ = exec.Command("taskkill", "/F", "/T", "/PID", strconv.Itoa(pid)).Run()
 }
 
-// KillGroup kills pid and its descendants.
-func KillGroup(pid int) { killTree(pid) }
-
 func signalOf(*os.ProcessState) (int, bool) { return 0, false }

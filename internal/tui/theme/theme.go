@@ -183,8 +183,6 @@ func Bold(s string) string      { return "\x1b[1m" + s + "\x1b[22m" }
 func Italic(s string) string    { return "\x1b[3m" + s + "\x1b[23m" }
 func Underline(s string) string { return "\x1b[4m" + s + "\x1b[24m" }
 func Strike(s string) string    { return "\x1b[9m" + s + "\x1b[29m" }
-func Faint(s string) string     { return "\x1b[2m" + s + "\x1b[22m" }
-
 func (t *Theme) cache() {
 	t.fg, t.bg, t.fgEnd = map[string]string{}, map[string]string{}, map[string]string{}
 	for r := range t.colors {
