@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -244,10 +243,4 @@ func httpTransport(cfg *ServerConfig, headers []KV, base http.RoundTripper, oaut
 		t.OAuthHandler = oauth
 	}
 	return t
-}
-
-// connectContext bounds a connection attempt without tying the connection
-// to a caller's cancellation beyond the attempt itself.
-func connectContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, timeout)
 }
