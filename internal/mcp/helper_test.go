@@ -27,6 +27,11 @@ type sizeArgs struct {
 	Bytes int `json:"bytes"`
 }
 
+type slowArgs struct {
+	Ms       int  `json:"ms"`
+	Progress bool `json:"progress,omitempty"`
+}
+
 type msgArgs struct {
 	Message string `json:"message"`
 }
@@ -71,6 +76,20 @@ func helperServer() *sdk.Server {
 			return nil, nil, err
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "logged"}}}, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "slow", Description: "Answer after ms milliseconds, with progress every 50 ms if asked"}, func(ctx context.Context, req *sdk.CallToolRequest, a slowArgs) (*sdk.CallToolResult, any, error) {
+		deadline := time.Now().Add(time.Duration(a.Ms) * time.Millisecond)
+		for i := 0; time.Now().Before(deadline); i++ {
+			if a.Progress {
+				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i), Message: fmt.Sprintf("step %d", i)})
+			}
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "slow done"}}}, nil, nil
 	})
 	s.AddResource(&sdk.Resource{URI: "test://readme", Name: "readme", MIMEType: "text/plain"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://readme", MIMEType: "text/plain", Text: "read me"}}}, nil

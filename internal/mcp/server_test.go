@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -379,4 +380,71 @@ func isInitialize(r *http.Request) bool {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return bytes.Contains(body, []byte(`"method":"initialize"`))
+}
+
+func TestTimeoutAndProgressReset(t *testing.T) {
+	cfg := helperConfig(t)
+	cfg.Timeout = 0.4
+	m := newTestManager(t, Entry{Name: "h", Config: cfg})
+	connected(t, m)
+	slow := findTool(t, m, "mcp__h__slow")
+	r := slow.Execute(context.Background(), args(map[string]any{"ms": 1500}), nil)
+	if !r.IsError || !strings.Contains(resultText(r), `MCP server "h" did not answer within 0.4s`) {
+		t.Fatalf("no-progress call = %+v %s", r.IsError, resultText(r))
+	}
+	// Progress notifications restart the timer: the same call with
+	// progress every 50 ms completes, and the updates reach onUpdate.
+	var mu sync.Mutex
+	var updates []string
+	r = slow.Execute(context.Background(), args(map[string]any{"ms": 1500, "progress": true}), func(u tool.Result) {
+		mu.Lock()
+		updates = append(updates, resultText(u))
+		mu.Unlock()
+	})
+	if r.IsError || resultText(r) != "slow done" {
+		t.Fatalf("progress call = %s", resultText(r))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(updates) == 0 || !strings.HasPrefix(updates[0], "step ") {
+		t.Fatalf("updates = %v", updates)
+	}
+}
+
+func TestLogRotatesAtFiveMegabytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.log")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), maxLogBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := NewServerLog(path)
+	l.Write("s", "info", "", "after rotation")
+	rotated, err := os.Stat(path + ".1")
+	if err != nil || rotated.Size() != maxLogBytes+1 {
+		t.Fatalf("mcp.log.1: %v %v", rotated, err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.HasSuffix(string(data), "[s] info after rotation\n") || len(data) > 100 {
+		t.Fatalf("mcp.log = %q", data)
+	}
+}
+
+func TestTruncatedResultFormat(t *testing.T) {
+	dir := t.TempDir()
+	c := converter{server: "s", save: tempSaver(dir)}
+	text := strings.Repeat("a", 15000) + "MIDDLE" + strings.Repeat("z", 15000)
+	b, d, _ := c.convertResult("t", &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}})
+	got := textOf(b)
+	if !strings.HasPrefix(got, "Warning: truncated output (original token count: 7502)\nTotal output lines: 1\n\naaaa") ||
+		strings.Contains(got, "MIDDLE") || !strings.Contains(got, "…9526 chars truncated…zzz") ||
+		!strings.HasSuffix(got, "\n\n[Full output: "+d.FullOutputPath+" (read it with offset/limit)]") {
+		t.Fatalf("result = %.300s … %s", got, got[len(got)-200:])
+	}
+	if full, _ := os.ReadFile(d.FullOutputPath); string(full) != text {
+		t.Fatal("the full output file differs")
+	}
+	// At the limit nothing is cut.
+	b, d, _ = c.convertResult("t", &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("x", OutputMaxBytes)}}})
+	if d.FullOutputPath != "" || len(textOf(b)) != OutputMaxBytes {
+		t.Fatal("a result at the limit was cut")
+	}
 }
