@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
+	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/mcp"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
@@ -80,6 +82,13 @@ func startMCP(env config.Env, st *settings.Settings, agentDir, cwd string, trust
 		return nil
 	}
 	m.Start()
+	// Servers without direct tools start once the first answer arrives, so
+	// they do not compete with the first request.
+	rt.Subscribe(func(e agent.Event) {
+		if _, ok := e.Message.(*llm.AssistantMessage); ok && e.Type == agent.MessageStart {
+			m.StartRest()
+		}
+	})
 	return m
 }
 

@@ -49,6 +49,8 @@ type Manager struct {
 	seq     atomic.Int64
 
 	startOnce sync.Once
+	restOnce  sync.Once
+	restTimer *time.Timer
 	closeOnce sync.Once
 
 	listenMu sync.Mutex
@@ -78,12 +80,32 @@ func NewManager(opts Options) *Manager {
 	return m
 }
 
-// Start connects every enabled server in the background and returns at
-// once.
+// restDelay is when servers without direct tools start connecting at the
+// latest, when no model request came first.
+var restDelay = time.Second
+
+// Start connects the enabled servers in the background and returns at
+// once. Servers with direct tools start now: the first request waits for
+// them. The others start once the first model answer arrives (the
+// composition root calls StartRest) or after restDelay, so twenty configured
+// servers do not compete with relay's own start-up; anything that needs
+// them (a call, WaitAll) starts them at once.
 func (m *Manager) Start() {
 	m.startOnce.Do(func() {
 		for _, s := range m.servers {
-			if s.Entry.Config.IsEnabled() {
+			if s.Entry.Config.IsEnabled() && hasDirectTools(&s.Entry.Config) {
+				s.connect()
+			}
+		}
+		m.restTimer = time.AfterFunc(restDelay, m.StartRest)
+	})
+}
+
+// StartRest starts the servers Start left for later.
+func (m *Manager) StartRest() {
+	m.restOnce.Do(func() {
+		for _, s := range m.servers {
+			if s.Entry.Config.IsEnabled() && !hasDirectTools(&s.Entry.Config) {
 				s.connect()
 			}
 		}
@@ -126,6 +148,7 @@ func (m *Manager) WaitDirect(ctx context.Context, max time.Duration) bool {
 // WaitAll waits, at most max, for the first connection attempt of every
 // enabled server (tool search and the resource tools need them all).
 func (m *Manager) WaitAll(ctx context.Context, max time.Duration) bool {
+	m.StartRest()
 	return m.wait(ctx, max, func(*Server) bool { return true })
 }
 
@@ -210,6 +233,10 @@ func (m *Manager) converter(s *Server) converter {
 // Close disconnects every server and stops stdio processes.
 func (m *Manager) Close() {
 	m.closeOnce.Do(func() {
+		if m.restTimer != nil {
+			m.restTimer.Stop()
+		}
+		m.restOnce.Do(func() {}) // nothing starts after Close
 		m.cancel()
 		var wg sync.WaitGroup
 		for _, s := range m.servers {

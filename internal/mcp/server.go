@@ -286,7 +286,7 @@ func (s *Server) connectOnce() (*sdk.ClientSession, string, error) {
 	}
 	if err != nil {
 		if proc != nil {
-			proc.stop()
+			proc.kill()
 		}
 		return nil, stderr(), s.explain(ctx, err)
 	}

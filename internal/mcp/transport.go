@@ -144,7 +144,13 @@ func (p *stdioProcess) exited() bool {
 
 // stop closes stdin, then sends SIGTERM and finally SIGKILL to the process
 // group, so servers started through wrappers (npx, uvx) stop too.
-func (p *stdioProcess) stop() {
+func (p *stdioProcess) stop() { p.halt(stdinGrace) }
+
+// kill is stop without the grace after closing stdin, for a server that
+// never finished its handshake: it holds no session worth ending politely.
+func (p *stdioProcess) kill() { p.halt(0) }
+
+func (p *stdioProcess) halt(grace time.Duration) {
 	p.closeOnce.Do(func() {
 		p.stdin.Close()
 		wait := func(d time.Duration) bool {
@@ -157,7 +163,7 @@ func (p *stdioProcess) stop() {
 				return false
 			}
 		}
-		if !wait(stdinGrace) {
+		if !wait(grace) {
 			signalGroup(p.cmd, false)
 			if !wait(sigtermGrace) {
 				signalGroup(p.cmd, true)
