@@ -10,6 +10,7 @@ import (
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
 // command runs a slash command; ok is false for an unknown name, which is
@@ -275,7 +276,7 @@ func (m *Model) modelSelector(models []*llm.Model, cur *llm.Model) {
 	s.selected = sel
 	s.extra = func(m *Model, k tea.KeyPressMsg, it selectItem) (tea.Cmd, bool) {
 		c, ok := m.configurator()
-		if !ok || !m.is("app.models.save", k) {
+		if !ok || !m.is(keymap.AppModelsSave, k) {
 			return nil, false
 		}
 		md := it.value.(*llm.Model)
@@ -290,7 +291,7 @@ func (m *Model) modelSelector(models []*llm.Model, cur *llm.Model) {
 			return resultMsg{notice: "Default model saved: " + modelKey(md)}
 		}), true
 	}
-	s.hint = fmt.Sprintf("enter select · %s save as default · %s cancel", m.km.Label("app.models.save"), m.km.Label("tui.select.cancel"))
+	s.hint = fmt.Sprintf("enter select · %s save as default · %s cancel", m.km.Label(keymap.AppModelsSave), m.km.Label(keymap.SelectCancel))
 	m.overlay = s
 }
 
@@ -341,7 +342,7 @@ func (m *Model) openThinkingSelector() {
 	s.selected, s.noFilter = sel, true
 	s.extra = func(m *Model, k tea.KeyPressMsg, it selectItem) (tea.Cmd, bool) {
 		c, ok := m.configurator()
-		if !ok || !m.is("app.thinking.save", k) {
+		if !ok || !m.is(keymap.AppThinkingSave, k) {
 			return nil, false
 		}
 		l := it.value.(llm.ThinkingLevel)
@@ -356,7 +357,7 @@ func (m *Model) openThinkingSelector() {
 			return resultMsg{notice: "Default thinking level saved: " + string(l)}
 		}), true
 	}
-	s.hint = fmt.Sprintf("enter select · %s save as default · %s cancel", m.km.Label("app.thinking.save"), m.km.Label("tui.select.cancel"))
+	s.hint = fmt.Sprintf("enter select · %s save as default · %s cancel", m.km.Label(keymap.AppThinkingSave), m.km.Label(keymap.SelectCancel))
 	m.overlay = s
 }
 

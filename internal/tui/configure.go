@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
 // Configurator is optional: a Runtime that also implements it lets the UI
@@ -51,16 +52,16 @@ type inputOverlay struct {
 
 func (in *inputOverlay) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case m.is("tui.select.cancel", k):
+	case m.is(keymap.SelectCancel, k):
 		m.overlay = nil
-	case m.is("tui.select.confirm", k):
+	case m.is(keymap.SelectConfirm, k):
 		m.overlay = nil
 		return in.onSubmit(m, strings.TrimSpace(in.value))
-	case m.is("tui.editor.deleteCharBackward", k):
+	case m.is(keymap.EditorDeleteCharBackward, k):
 		if r := []rune(in.value); len(r) > 0 {
 			in.value = string(r[:len(r)-1])
 		}
-	case m.is("tui.editor.deleteToLineStart", k):
+	case m.is(keymap.EditorDeleteToLineStart, k):
 		in.value = ""
 	default:
 		if k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt) == 0 {
@@ -81,7 +82,7 @@ func (in *inputOverlay) view(m *Model, w, h int) string {
 		v = strings.Repeat("•", len([]rune(v)))
 	}
 	return m.th.Fg("accent", in.title) + "\n> " + v + "\x1b[7m \x1b[27m\n" +
-		m.th.Fg("dim", "enter confirm · "+m.km.Label("tui.select.cancel")+" cancel")
+		m.th.Fg("dim", "enter confirm · "+m.km.Label(keymap.SelectCancel)+" cancel")
 }
 
 func (m *Model) openLogin(provider string) {
@@ -233,11 +234,11 @@ func (s *scopedModels) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		return s.models[s.shown[s.selected]]
 	}
 	switch {
-	case m.is("tui.select.cancel", k):
+	case m.is(keymap.SelectCancel, k):
 		m.overlay = nil
-	case m.is("app.models.reorderUp", k), m.is("app.models.reorderDown", k):
+	case m.is(keymap.AppModelsReorderUp, k), m.is(keymap.AppModelsReorderDown, k):
 		d := 1
-		if m.is("app.models.reorderUp", k) {
+		if m.is(keymap.AppModelsReorderUp, k) {
 			d = -1
 		}
 		if s.filter != "" || len(s.shown) == 0 {
@@ -248,24 +249,24 @@ func (s *scopedModels) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			s.models[i], s.models[j] = s.models[j], s.models[i]
 			s.selected += d
 		}
-	case m.is("tui.select.up", k):
+	case m.is(keymap.SelectUp, k):
 		if n := len(s.shown); n > 0 {
 			s.selected = (s.selected - 1 + n) % n
 		}
-	case m.is("tui.select.down", k):
+	case m.is(keymap.SelectDown, k):
 		if n := len(s.shown); n > 0 {
 			s.selected = (s.selected + 1) % n
 		}
-	case m.is("tui.select.confirm", k):
+	case m.is(keymap.SelectConfirm, k):
 		if md := cur(); md != nil {
 			s.enabled[modelKey(md)] = !s.enabled[modelKey(md)]
 		}
-	case m.is("app.models.enableAll", k), m.is("app.models.clearAll", k):
-		on := m.is("app.models.enableAll", k)
+	case m.is(keymap.AppModelsEnableAll, k), m.is(keymap.AppModelsClearAll, k):
+		on := m.is(keymap.AppModelsEnableAll, k)
 		for _, i := range s.shown {
 			s.enabled[modelKey(s.models[i])] = on
 		}
-	case m.is("app.models.toggleProvider", k):
+	case m.is(keymap.AppModelsToggleProvider, k):
 		md := cur()
 		if md == nil {
 			return nil
@@ -276,7 +277,7 @@ func (s *scopedModels) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 				s.enabled[modelKey(x)] = on
 			}
 		}
-	case m.is("app.models.save", k):
+	case m.is(keymap.AppModelsSave, k):
 		c, _ := m.configurator()
 		var ids []string
 		for _, md := range s.models {
@@ -294,7 +295,7 @@ func (s *scopedModels) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			}
 			return resultMsg{notice: fmt.Sprintf("Saved %d scoped models to settings", len(ids))}
 		})
-	case m.is("tui.editor.deleteCharBackward", k):
+	case m.is(keymap.EditorDeleteCharBackward, k):
 		if r := []rune(s.filter); len(r) > 0 {
 			s.filter = string(r[:len(r)-1])
 			s.refilter()
@@ -335,8 +336,8 @@ func (s *scopedModels) view(m *Model, w, h int) string {
 	})...)
 	km := m.km
 	lines = append(lines, th.Fg("dim", ansi.Truncate(fmt.Sprintf("enter toggle · %s all · %s none · %s provider · %s/%s reorder · %s save · esc close",
-		km.Label("app.models.enableAll"), km.Label("app.models.clearAll"), km.Label("app.models.toggleProvider"),
-		km.Label("app.models.reorderUp"), km.Label("app.models.reorderDown"), km.Label("app.models.save")), w, "…")))
+		km.Label(keymap.AppModelsEnableAll), km.Label(keymap.AppModelsClearAll), km.Label(keymap.AppModelsToggleProvider),
+		km.Label(keymap.AppModelsReorderUp), km.Label(keymap.AppModelsReorderDown), km.Label(keymap.AppModelsSave)), w, "…")))
 	return strings.Join(lines, "\n")
 }
 

@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
 // Approver is the interactive authorization gate: the harness calls
@@ -129,9 +131,9 @@ func (m *Model) dropStaleConfirm() {
 
 func (c *confirmDialog) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case k.Text == "y" || k.Text == "Y" || m.is("tui.select.confirm", k):
+	case k.Text == "y" || k.Text == "Y" || m.is(keymap.SelectConfirm, k):
 		c.answer(m, true)
-	case k.Text == "n" || k.Text == "N" || m.is("tui.select.cancel", k) || m.is("app.interrupt", k):
+	case k.Text == "n" || k.Text == "N" || m.is(keymap.SelectCancel, k) || m.is(keymap.AppInterrupt, k):
 		c.answer(m, false)
 	}
 	return nil
@@ -152,6 +154,6 @@ func (c *confirmDialog) view(m *Model, w, h int) string {
 		b.WriteString(ansi.Wrap(l, max(10, w-2), "") + "\n")
 		lines++
 	}
-	b.WriteString(m.th.Fg("dim", "y allow · n refuse ("+m.km.Label("tui.select.confirm")+" / "+m.km.Label("tui.select.cancel")+")"))
+	b.WriteString(m.th.Fg("dim", "y allow · n refuse ("+m.km.Label(keymap.SelectConfirm)+" / "+m.km.Label(keymap.SelectCancel)+")"))
 	return b.String()
 }

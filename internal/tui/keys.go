@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
 const (
@@ -17,7 +18,7 @@ const (
 	doubleClearWindow  = time.Second
 )
 
-func (m *Model) is(action string, k tea.KeyPressMsg) bool { return m.km.Matches(action, k) }
+func (m *Model) is(action keymap.ID, k tea.KeyPressMsg) bool { return m.km.Matches(action, k) }
 
 // handleKey routes a key by the documented precedence: an open overlay;
 // transcript search; the editor's dedicated history actions; fullscreen
@@ -30,7 +31,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.searching {
 		return m.searchKey(k)
 	}
-	if m.is("tui.editor.historyPrevious", k) || m.is("tui.editor.historyNext", k) {
+	if m.is(keymap.EditorHistoryPrevious, k) || m.is(keymap.EditorHistoryNext, k) {
 		_, cmd := m.ed.HandleKey(k)
 		return cmd
 	}
@@ -39,7 +40,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
-	if m.ed.CompletionOpen() && m.is("app.clear", k) {
+	if m.ed.CompletionOpen() && m.is(keymap.AppClear, k) {
 		// ctrl+c closes the list and still clears (or exits): the list
 		// must not swallow the key people press to get out.
 		m.ed.CloseCompletion()
@@ -65,34 +66,34 @@ func (m *Model) afterEditor(out editor.Outcome, cmd tea.Cmd) tea.Cmd {
 
 func (m *Model) altScreenKey(k tea.KeyPressMsg) bool {
 	tr := m.tr
-	if !m.ed.Empty() && (m.is("tui.editor.cursorLineStart", k) || m.is("tui.editor.cursorLineEnd", k)) {
+	if !m.ed.Empty() && (m.is(keymap.EditorCursorLineStart, k) || m.is(keymap.EditorCursorLineEnd, k)) {
 		// While typing, home and end move the cursor; the transcript
 		// takes them when the editor is empty.
 		return false
 	}
 	m.sel = selection{}
 	switch {
-	case m.is("tui.altScreen.pageUp", k):
+	case m.is(keymap.AltScreenPageUp, k):
 		tr.PageUp()
-	case m.is("tui.altScreen.pageDown", k):
+	case m.is(keymap.AltScreenPageDown, k):
 		tr.PageDown()
-	case m.is("tui.altScreen.halfPageUp", k):
+	case m.is(keymap.AltScreenHalfPageUp, k):
 		tr.HalfPageUp()
-	case m.is("tui.altScreen.halfPageDown", k):
+	case m.is(keymap.AltScreenHalfPageDown, k):
 		tr.HalfPageDown()
-	case m.is("tui.altScreen.lineUp", k):
+	case m.is(keymap.AltScreenLineUp, k):
 		tr.ScrollBy(-1)
-	case m.is("tui.altScreen.lineDown", k):
+	case m.is(keymap.AltScreenLineDown, k):
 		tr.ScrollBy(1)
-	case m.is("tui.altScreen.previousPrompt", k):
+	case m.is(keymap.AltScreenPreviousPrompt, k):
 		tr.PrevPrompt()
-	case m.is("tui.altScreen.nextPrompt", k):
+	case m.is(keymap.AltScreenNextPrompt, k):
 		tr.NextPrompt()
-	case m.is("tui.altScreen.search", k):
+	case m.is(keymap.AltScreenSearch, k):
 		m.searching, m.search = true, ""
-	case m.is("tui.altScreen.top", k):
+	case m.is(keymap.AltScreenTop, k):
 		tr.Top()
-	case m.is("tui.altScreen.bottom", k):
+	case m.is(keymap.AltScreenBottom, k):
 		tr.Bottom()
 	default:
 		return false
@@ -102,14 +103,14 @@ func (m *Model) altScreenKey(k tea.KeyPressMsg) bool {
 
 func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case m.is("tui.altScreen.searchClose", k):
+	case m.is(keymap.AltScreenSearchClose, k):
 		m.searching = false
 		m.tr.CloseSearch()
-	case m.is("tui.altScreen.searchPrevious", k):
+	case m.is(keymap.AltScreenSearchPrevious, k):
 		m.tr.PrevMatch()
-	case m.is("tui.altScreen.searchNext", k):
+	case m.is(keymap.AltScreenSearchNext, k):
 		m.tr.NextMatch()
-	case m.is("tui.editor.deleteCharBackward", k):
+	case m.is(keymap.EditorDeleteCharBackward, k):
 		if r := []rune(m.search); len(r) > 0 {
 			m.search = string(r[:len(r)-1])
 			m.tr.Search(m.search)
@@ -128,13 +129,13 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	rt := m.rt
 	switch {
-	case m.sel.active && m.is("tui.input.copy", k):
+	case m.sel.active && m.is(keymap.InputCopy, k):
 		cmd := m.copySelection()
 		m.sel = selection{}
 		return cmd, true
-	case m.is("app.interrupt", k):
+	case m.is(keymap.AppInterrupt, k):
 		return m.interrupt(), true
-	case m.is("app.clear", k):
+	case m.is(keymap.AppClear, k):
 		if !m.ed.Empty() {
 			m.ed.Reset()
 			m.images = nil
@@ -148,34 +149,34 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.lastClear = time.Now()
 		// The hint goes when the double-press window closes: left up, it
 		// would promise an exit the next press does not do.
-		hint := "Press " + m.km.Label("app.clear") + " again to exit"
+		hint := "Press " + m.km.Label(keymap.AppClear) + " again to exit"
 		m.setStatus(hint, false)
 		m.noticeSeq++
 		m.noticeText = hint
 		seq := m.noticeSeq
 		return tea.Tick(doubleClearWindow, func(time.Time) tea.Msg { return noticeExpireMsg{seq} }), true
-	case m.is("app.exit", k):
+	case m.is(keymap.AppExit, k):
 		if !m.ed.Empty() {
 			return nil, false
 		}
 		m.quitting = true
 		return nil, true
-	case m.is("app.suspend", k):
+	case m.is(keymap.AppSuspend, k):
 		if runtime.GOOS == "windows" {
 			m.setStatus("Suspending is not supported on Windows terminals", true)
 			return nil, true
 		}
 		return tea.Suspend, true
-	case m.is("app.editor.external", k):
+	case m.is(keymap.AppEditorExternal, k):
 		return m.externalEditor(), true
-	case m.is("app.clipboard.pasteImage", k):
+	case m.is(keymap.AppClipboardPasteImage, k):
 		t := m.opts.Env.Terminal
 		return func() tea.Msg { return pasteImage(t) }, true
-	case m.is("app.model.select", k):
+	case m.is(keymap.AppModelSelect, k):
 		m.openModelSelector()
 		return nil, true
-	case m.is("app.model.cycleForward", k), m.is("app.model.cycleBackward", k):
-		fwd := m.is("app.model.cycleForward", k)
+	case m.is(keymap.AppModelCycleForward, k), m.is(keymap.AppModelCycleBackward, k):
+		fwd := m.is(keymap.AppModelCycleForward, k)
 		return m.call(func() resultMsg {
 			md, lvl, _, ok := rt.CycleModel(fwd)
 			if !ok || md == nil {
@@ -183,7 +184,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			}
 			return resultMsg{notice: "Model: " + md.Provider + "/" + md.ID + thinkingSuffix(md.Reasoning, string(lvl))}
 		}), true
-	case m.is("app.thinking.cycle", k):
+	case m.is(keymap.AppThinkingCycle, k):
 		return m.call(func() resultMsg {
 			lvl, ok := rt.CycleThinkingLevel()
 			if !ok {
@@ -191,21 +192,21 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			}
 			return resultMsg{notice: "Thinking level: " + string(lvl)}
 		}), true
-	case m.is("app.thinking.toggle", k):
+	case m.is(keymap.AppThinkingToggle, k):
 		m.tr.SetThinkingHidden(!m.tr.ThinkingHidden())
 		state := "shown"
 		if m.tr.ThinkingHidden() {
 			state = "hidden"
 		}
 		return m.showNotice(m.toggleNote("Thinking blocks " + state)), true
-	case m.is("app.tools.expand", k):
+	case m.is(keymap.AppToolsExpand, k):
 		m.tr.SetToolsExpanded(!m.tr.ToolsExpanded())
 		state := "collapsed"
 		if m.tr.ToolsExpanded() {
 			state = "expanded"
 		}
 		return m.showNotice(m.toggleNote("Tool output " + state)), true
-	case m.is("app.message.copy", k):
+	case m.is(keymap.AppMessageCopy, k):
 		if m.sel.active && !m.opts.CopyOnSelect {
 			return m.copySelection(), true
 		}
@@ -216,7 +217,7 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		m.setStatus("Copied the last answer", false)
 		return tea.SetClipboard(text), true
-	case m.is("app.message.followUp", k):
+	case m.is(keymap.AppMessageFollowUp, k):
 		text := strings.TrimSpace(m.ed.Value())
 		if text == "" {
 			return nil, true
@@ -229,18 +230,18 @@ func (m *Model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		images := m.takeImages(full)
 		return func() tea.Msg { rt.FollowUp(full, images); return nil }, true
-	case m.is("app.message.dequeue", k):
+	case m.is(keymap.AppMessageDequeue, k):
 		return m.restoreQueue(false), true
-	case m.is("app.session.new", k):
+	case m.is(keymap.AppSessionNew, k):
 		c, _ := m.command("new", "")
 		return c, true
-	case m.is("app.session.tree", k):
+	case m.is(keymap.AppSessionTree, k):
 		m.openTree()
 		return nil, true
-	case m.is("app.session.fork", k):
+	case m.is(keymap.AppSessionFork, k):
 		m.openFork()
 		return nil, true
-	case m.is("app.session.resume", k):
+	case m.is(keymap.AppSessionResume, k):
 		return m.openResume(), true
 	}
 	return nil, false

@@ -257,7 +257,7 @@ func (m *Model) header() string {
 		v = "dev"
 	}
 	return fmt.Sprintf("relay %s · %s to interrupt · %s to clear · %s twice to exit · /hotkeys for keys",
-		v, m.km.Label("app.interrupt"), m.km.Label("app.clear"), m.km.Label("app.clear"))
+		v, m.km.Label(keymap.AppInterrupt), m.km.Label(keymap.AppClear), m.km.Label(keymap.AppClear))
 }
 
 // refreshInfo updates the model name and thinking level now and asks for

@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
 type sessionsMsg struct {
@@ -117,9 +119,9 @@ func (p *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	}
 	if p.renaming {
 		switch {
-		case m.is("tui.select.cancel", k):
+		case m.is(keymap.SelectCancel, k):
 			p.renaming = false
-		case m.is("tui.select.confirm", k):
+		case m.is(keymap.SelectConfirm, k):
 			p.renaming = false
 			s, ok := p.cur()
 			name := strings.TrimSpace(p.rename)
@@ -133,7 +135,7 @@ func (p *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 				items, err := rt.ListSessions(p.all)
 				return sessionsMsg{items, err}
 			}
-		case m.is("tui.editor.deleteCharBackward", k):
+		case m.is(keymap.EditorDeleteCharBackward, k):
 			if r := []rune(p.rename); len(r) > 0 {
 				p.rename = string(r[:len(r)-1])
 			}
@@ -145,45 +147,45 @@ func (p *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.is("tui.input.tab", k):
+	case m.is(keymap.InputTab, k):
 		p.all = !p.all
 		p.loaded = false
 		return p.load(m)
-	case m.is("app.session.togglePath", k):
+	case m.is(keymap.AppSessionTogglePath, k):
 		p.showPath = !p.showPath
-	case m.is("app.session.toggleSort", k):
+	case m.is(keymap.AppSessionToggleSort, k):
 		p.sortName = !p.sortName
 		p.refilter()
-	case m.is("app.session.toggleNamedFilter", k):
+	case m.is(keymap.AppSessionToggleNamedFilter, k):
 		p.namedOnly = !p.namedOnly
 		p.refilter()
-	case m.is("app.session.rename", k):
+	case m.is(keymap.AppSessionRename, k):
 		if s, ok := p.cur(); ok {
 			p.renaming, p.rename = true, s.Name
 		}
-	case m.is("app.session.deleteNoninvasive", k) && p.query == "":
+	case m.is(keymap.AppSessionDeleteNoninvasive, k) && p.query == "":
 		if _, ok := p.cur(); ok {
 			p.confirm = true
 		}
-	case m.is("app.session.delete", k):
+	case m.is(keymap.AppSessionDelete, k):
 		if _, ok := p.cur(); ok {
 			p.confirm = true
 		}
-	case m.is("tui.select.cancel", k):
+	case m.is(keymap.SelectCancel, k):
 		m.overlay = nil
-	case m.is("tui.select.up", k):
+	case m.is(keymap.SelectUp, k):
 		if n := len(p.shown); n > 0 {
 			p.selected = (p.selected - 1 + n) % n
 		}
-	case m.is("tui.select.down", k):
+	case m.is(keymap.SelectDown, k):
 		if n := len(p.shown); n > 0 {
 			p.selected = (p.selected + 1) % n
 		}
-	case m.is("tui.select.pageUp", k):
+	case m.is(keymap.SelectPageUp, k):
 		p.selected = max(0, p.selected-10)
-	case m.is("tui.select.pageDown", k):
+	case m.is(keymap.SelectPageDown, k):
 		p.selected = max(0, min(len(p.shown)-1, p.selected+10))
-	case m.is("tui.select.confirm", k):
+	case m.is(keymap.SelectConfirm, k):
 		s, ok := p.cur()
 		if !ok {
 			return nil
@@ -199,7 +201,7 @@ func (p *resumePicker) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			}
 			return resultMsg{notice: "Resumed " + p.title(s), reload: true}
 		})
-	case m.is("tui.editor.deleteCharBackward", k):
+	case m.is(keymap.EditorDeleteCharBackward, k):
 		if r := []rune(p.query); len(r) > 0 {
 			p.query = string(r[:len(r)-1])
 			p.refilter()
@@ -272,8 +274,8 @@ func (p *resumePicker) view(m *Model, w, h int) string {
 	default:
 		km := m.km
 		hint = th.Fg("dim", ansi.Truncate(fmt.Sprintf("enter open · tab scope · %s rename · %s delete · %s sort · %s named · %s path · esc close",
-			km.Label("app.session.rename"), km.Label("app.session.delete"), km.Label("app.session.toggleSort"),
-			km.Label("app.session.toggleNamedFilter"), km.Label("app.session.togglePath")), w, "…"))
+			km.Label(keymap.AppSessionRename), km.Label(keymap.AppSessionDelete), km.Label(keymap.AppSessionToggleSort),
+			km.Label(keymap.AppSessionToggleNamedFilter), km.Label(keymap.AppSessionTogglePath)), w, "…"))
 	}
 	lines = append(lines, hint)
 	return strings.Join(lines, "\n")

@@ -6,6 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
 // overlay is a modal component drawn above the editor: selectors, the
@@ -80,28 +82,28 @@ func (s *selectList) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	switch {
-	case m.is("tui.select.cancel", k):
+	case m.is(keymap.SelectCancel, k):
 		m.overlay = nil
-	case m.is("tui.select.up", k):
+	case m.is(keymap.SelectUp, k):
 		if len(s.shown) > 0 {
 			s.selected = (s.selected - 1 + len(s.shown)) % len(s.shown)
 		}
-	case m.is("tui.select.down", k):
+	case m.is(keymap.SelectDown, k):
 		if len(s.shown) > 0 {
 			s.selected = (s.selected + 1) % len(s.shown)
 		}
-	case m.is("tui.select.pageUp", k):
+	case m.is(keymap.SelectPageUp, k):
 		s.selected = max(0, s.selected-10)
-	case m.is("tui.select.pageDown", k):
+	case m.is(keymap.SelectPageDown, k):
 		s.selected = max(0, min(len(s.shown)-1, s.selected+10))
-	case m.is("tui.select.confirm", k):
+	case m.is(keymap.SelectConfirm, k):
 		if len(s.shown) == 0 {
 			return nil
 		}
 		it := s.items[s.shown[s.selected]]
 		m.overlay = nil
 		return s.onSelect(m, it)
-	case m.is("tui.editor.deleteCharBackward", k):
+	case m.is(keymap.EditorDeleteCharBackward, k):
 		if r := []rune(s.filter); len(r) > 0 && !s.noFilter {
 			s.filter = string(r[:len(r)-1])
 			s.filterChanged()
@@ -145,7 +147,7 @@ func (s *selectList) view(m *Model, w, h int) string {
 	}
 	hint := s.hint
 	if hint == "" {
-		hint = fmt.Sprintf("%s select · %s cancel", m.km.Label("tui.select.confirm"), m.km.Label("tui.select.cancel"))
+		hint = fmt.Sprintf("%s select · %s cancel", m.km.Label(keymap.SelectConfirm), m.km.Label(keymap.SelectCancel))
 	}
 	for _, l := range strings.Split(ansi.Wrap(hint, max(10, w), ""), "\n") {
 		lines = append(lines, th.Fg("dim", l))

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tui/keymap"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -186,9 +187,9 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	}
 	if t.labeling {
 		switch {
-		case m.is("tui.select.cancel", k):
+		case m.is(keymap.SelectCancel, k):
 			t.labeling = false
-		case m.is("tui.select.confirm", k):
+		case m.is(keymap.SelectConfirm, k):
 			t.labeling = false
 			n, ok := t.cur()
 			if !ok {
@@ -203,7 +204,7 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 				}
 				return resultMsg{}
 			})
-		case m.is("tui.editor.deleteCharBackward", k):
+		case m.is(keymap.EditorDeleteCharBackward, k):
 			if r := []rune(t.label); len(r) > 0 {
 				t.label = string(r[:len(r)-1])
 			}
@@ -215,7 +216,7 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.is("app.tree.foldOrUp", k):
+	case m.is(keymap.AppTreeFoldOrUp, k):
 		if n, ok := t.cur(); ok && len(t.children[n.ID]) > 0 && !t.folded[n.ID] && len(t.children[n.ID]) > 1 {
 			t.folded[n.ID] = true
 			t.rebuild()
@@ -228,7 +229,7 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		t.selected = 0
-	case m.is("app.tree.unfoldOrDown", k):
+	case m.is(keymap.AppTreeUnfoldOrDown, k):
 		if n, ok := t.cur(); ok && t.folded[n.ID] {
 			delete(t.folded, n.ID)
 			t.rebuild()
@@ -241,30 +242,30 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		t.selected = max(0, len(t.rows)-1)
-	case m.is("app.message.copy", k):
+	case m.is(keymap.AppMessageCopy, k):
 		if n, ok := t.cur(); ok && n.Text != "" {
 			m.setStatus("Copied the selected message", false)
 			return tea.SetClipboard(n.Text)
 		}
-	case m.is("app.tree.editLabel", k):
+	case m.is(keymap.AppTreeEditLabel, k):
 		if n, ok := t.cur(); ok {
 			t.labeling, t.label = true, n.Label
 		}
-	case m.is("app.tree.toggleLabelTimestamp", k):
+	case m.is(keymap.AppTreeToggleLabelTimestamp, k):
 		t.showTime = !t.showTime
-	case m.is("app.tree.filter.default", k):
+	case m.is(keymap.AppTreeFilterDefault, k):
 		t.setFilter("default")
-	case m.is("app.tree.filter.noTools", k):
+	case m.is(keymap.AppTreeFilterNoTools, k):
 		t.toggleFilter("no-tools")
-	case m.is("app.tree.filter.userOnly", k):
+	case m.is(keymap.AppTreeFilterUserOnly, k):
 		t.toggleFilter("user-only")
-	case m.is("app.tree.filter.labeledOnly", k):
+	case m.is(keymap.AppTreeFilterLabeledOnly, k):
 		t.toggleFilter("labeled-only")
-	case m.is("app.tree.filter.all", k):
+	case m.is(keymap.AppTreeFilterAll, k):
 		t.toggleFilter("all")
-	case m.is("app.tree.filter.cycleForward", k), m.is("app.tree.filter.cycleBackward", k):
+	case m.is(keymap.AppTreeFilterCycleForward, k), m.is(keymap.AppTreeFilterCycleBackward, k):
 		d := 1
-		if m.is("app.tree.filter.cycleBackward", k) {
+		if m.is(keymap.AppTreeFilterCycleBackward, k) {
 			d = len(treeFilters) - 1
 		}
 		for i, f := range treeFilters {
@@ -273,17 +274,17 @@ func (t *treeNav) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 				break
 			}
 		}
-	case m.is("tui.select.cancel", k):
+	case m.is(keymap.SelectCancel, k):
 		m.overlay = nil
-	case m.is("tui.select.up", k):
+	case m.is(keymap.SelectUp, k):
 		t.selected = max(0, t.selected-1)
-	case m.is("tui.select.down", k):
+	case m.is(keymap.SelectDown, k):
 		t.selected = min(len(t.rows)-1, t.selected+1)
-	case m.is("tui.select.pageUp", k):
+	case m.is(keymap.SelectPageUp, k):
 		t.selected = max(0, t.selected-10)
-	case m.is("tui.select.pageDown", k):
+	case m.is(keymap.SelectPageDown, k):
 		t.selected = max(0, min(len(t.rows)-1, t.selected+10))
-	case m.is("tui.select.confirm", k):
+	case m.is(keymap.SelectConfirm, k):
 		n, ok := t.cur()
 		if !ok {
 			return nil
@@ -329,12 +330,12 @@ var summaryChoices = []string{"No summary", "Summarize the branch I am leaving",
 func (t *treeNav) askKey(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	if t.instructions {
 		switch {
-		case m.is("tui.select.cancel", k):
+		case m.is(keymap.SelectCancel, k):
 			t.instructions = false
-		case m.is("tui.select.confirm", k):
+		case m.is(keymap.SelectConfirm, k):
 			m.overlay = nil
 			return t.navigate(m, true, t.instrText)
-		case m.is("tui.editor.deleteCharBackward", k):
+		case m.is(keymap.EditorDeleteCharBackward, k):
 			if r := []rune(t.instrText); len(r) > 0 {
 				t.instrText = string(r[:len(r)-1])
 			}
@@ -346,13 +347,13 @@ func (t *treeNav) askKey(m *Model, k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.is("tui.select.cancel", k):
+	case m.is(keymap.SelectCancel, k):
 		t.asking = false
-	case m.is("tui.select.up", k):
+	case m.is(keymap.SelectUp, k):
 		t.askChoice = (t.askChoice + len(summaryChoices) - 1) % len(summaryChoices)
-	case m.is("tui.select.down", k):
+	case m.is(keymap.SelectDown, k):
 		t.askChoice = (t.askChoice + 1) % len(summaryChoices)
-	case m.is("tui.select.confirm", k):
+	case m.is(keymap.SelectConfirm, k):
 		switch t.askChoice {
 		case 0:
 			m.overlay = nil
@@ -482,8 +483,8 @@ func (t *treeNav) view(m *Model, w, h int) string {
 	case t.labeling:
 		hint = th.Fg("accent", "Label: ") + t.label
 	default:
-		hint = th.Fg("dim", ansi.Truncate("enter select · "+km.Label("app.tree.foldOrUp")+"/"+km.Label("app.tree.unfoldOrDown")+" fold · "+
-			km.Label("app.tree.editLabel")+" label · "+km.Label("app.tree.filter.cycleForward")+" filter · esc close", w, "…"))
+		hint = th.Fg("dim", ansi.Truncate("enter select · "+km.Label(keymap.AppTreeFoldOrUp)+"/"+km.Label(keymap.AppTreeUnfoldOrDown)+" fold · "+
+			km.Label(keymap.AppTreeEditLabel)+" label · "+km.Label(keymap.AppTreeFilterCycleForward)+" filter · esc close", w, "…"))
 	}
 	lines = append(lines, hint)
 	return strings.Join(lines, "\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/relay-agent/relay/internal/tui/editor"
+	"github.com/relay-agent/relay/internal/tui/keymap"
 	"github.com/relay-agent/relay/internal/tui/theme"
 )
 
@@ -172,9 +173,9 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 	switch {
 	case m.searching:
 		c, n := m.tr.SearchStatus()
-		status = th.Fg("accent", "Search: ") + m.search + th.Fg("muted", fmt.Sprintf("  %d/%d  enter next · %s close", c, n, m.km.Label("tui.altScreen.searchClose")))
+		status = th.Fg("accent", "Search: ") + m.search + th.Fg("muted", fmt.Sprintf("  %d/%d  enter next · %s close", c, n, m.km.Label(keymap.AltScreenSearchClose)))
 	case m.busy || m.bashRunning:
-		status = th.Fg("accent", spinner[m.spin%len(spinner)]+" Working…") + th.Fg("muted", " ("+m.km.Label("app.interrupt")+" to interrupt)")
+		status = th.Fg("accent", spinner[m.spin%len(spinner)]+" Working…") + th.Fg("muted", " ("+m.km.Label(keymap.AppInterrupt)+" to interrupt)")
 	}
 	// Our own notices come before the runtime's status, which may be long.
 	if m.status != "" {
@@ -200,7 +201,7 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 		lines = append(lines, th.Fg("muted", ansi.Truncate("  "+strings.ReplaceAll(q, "\n", " "), w, "…")))
 	}
 	if len(m.queued) > 0 {
-		lines = append(lines, th.Fg("dim", ansi.Truncate("  ↳ "+m.km.Label("app.message.dequeue")+" to edit all queued messages", w, "…")))
+		lines = append(lines, th.Fg("dim", ansi.Truncate("  ↳ "+m.km.Label(keymap.AppMessageDequeue)+" to edit all queued messages", w, "…")))
 	}
 	if pop := m.ed.CompletionView(w - 2); pop != "" {
 		for _, l := range strings.Split(pop, "\n") {

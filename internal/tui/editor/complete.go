@@ -5,6 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
 // CompletionKind says what is being completed.
@@ -126,21 +128,21 @@ func (e *Editor) HandleCompletions(m CompletionsMsg) {
 func (e *Editor) completionKey(k tea.KeyPressMsg) (Outcome, tea.Cmd, bool) {
 	c := &e.complete
 	switch {
-	case e.is("tui.select.up", k):
+	case e.is(keymap.SelectUp, k):
 		c.selected = (c.selected - 1 + len(c.items)) % len(c.items)
-	case e.is("tui.select.down", k):
+	case e.is(keymap.SelectDown, k):
 		c.selected = (c.selected + 1) % len(c.items)
-	case c.itemsSeq != c.seq && e.is("tui.select.confirm", k):
+	case c.itemsSeq != c.seq && e.is(keymap.SelectConfirm, k):
 		// The list answers an earlier prefix (typing outran the
 		// provider): enter acts on the text as typed.
 		c.close()
 		return Ignored, nil, false
-	case c.itemsSeq != c.seq && e.is("tui.input.tab", k):
+	case c.itemsSeq != c.seq && e.is(keymap.InputTab, k):
 		return Handled, e.requestCompletion(true), true
-	case e.is("tui.input.tab", k), e.is("tui.select.confirm", k):
+	case e.is(keymap.InputTab, k), e.is(keymap.SelectConfirm, k):
 		item := c.items[c.selected]
 		// A command completed with enter also submits, as typed.
-		submit := c.sigil == "/" && e.is("tui.select.confirm", k) && !item.Continue
+		submit := c.sigil == "/" && e.is(keymap.SelectConfirm, k) && !item.Continue
 		e.accept(item)
 		if submit {
 			return e.submitWithCmd()
@@ -148,7 +150,7 @@ func (e *Editor) completionKey(k tea.KeyPressMsg) (Outcome, tea.Cmd, bool) {
 		if item.Continue {
 			return Handled, e.requestCompletion(false), true
 		}
-	case e.is("tui.select.cancel", k):
+	case e.is(keymap.SelectCancel, k):
 		c.close()
 	default:
 		return Ignored, nil, false

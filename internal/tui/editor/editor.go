@@ -178,7 +178,7 @@ func (e *Editor) pushUndo(kind editKind) {
 	e.lastEdit = kind
 }
 
-func (e *Editor) is(action string, k tea.KeyPressMsg) bool { return e.km.Matches(action, k) }
+func (e *Editor) is(action keymap.ID, k tea.KeyPressMsg) bool { return e.km.Matches(action, k) }
 
 // HandleKey runs the editor action bound to k, or inserts typed text.
 func (e *Editor) HandleKey(k tea.KeyPressMsg) (Outcome, tea.Cmd) {
@@ -202,80 +202,80 @@ func (e *Editor) HandleKey(k tea.KeyPressMsg) (Outcome, tea.Cmd) {
 	prevEdit := e.lastEdit
 	e.edited = false
 	switch {
-	case e.is("tui.editor.historyPrevious", k):
+	case e.is(keymap.EditorHistoryPrevious, k):
 		e.historyMove(-1)
-	case e.is("tui.editor.historyNext", k):
+	case e.is(keymap.EditorHistoryNext, k):
 		e.historyMove(1)
-	case e.is("tui.input.newLine", k):
+	case e.is(keymap.InputNewLine, k):
 		e.pushUndo(editOther)
 		e.buf.insert("\n")
-	case e.is("tui.input.submit", k):
+	case e.is(keymap.InputSubmit, k):
 		return e.submit()
-	case e.is("tui.input.tab", k):
+	case e.is(keymap.InputTab, k):
 		return Handled, e.requestCompletion(true)
-	case e.is("tui.editor.cursorUp", k):
+	case e.is(keymap.EditorCursorUp, k):
 		if !e.moveVisual(-1) {
 			e.historyMove(-1)
 		}
-	case e.is("tui.editor.cursorDown", k):
+	case e.is(keymap.EditorCursorDown, k):
 		if !e.moveVisual(1) {
 			e.historyMove(1)
 		}
-	case e.is("tui.editor.cursorLeft", k):
+	case e.is(keymap.EditorCursorLeft, k):
 		e.buf.cur = e.buf.prevPos(e.buf.cur)
-	case e.is("tui.editor.cursorRight", k):
+	case e.is(keymap.EditorCursorRight, k):
 		e.buf.cur = e.buf.nextPos(e.buf.cur)
-	case e.is("tui.editor.cursorWordLeft", k):
+	case e.is(keymap.EditorCursorWordLeft, k):
 		e.buf.cur = e.buf.wordLeft(e.buf.cur)
-	case e.is("tui.editor.cursorWordRight", k):
+	case e.is(keymap.EditorCursorWordRight, k):
 		e.buf.cur = e.buf.wordRight(e.buf.cur)
-	case e.is("tui.editor.cursorLineStart", k):
+	case e.is(keymap.EditorCursorLineStart, k):
 		e.buf.cur.col = 0
-	case e.is("tui.editor.cursorLineEnd", k):
+	case e.is(keymap.EditorCursorLineEnd, k):
 		e.buf.cur.col = len(e.buf.line())
-	case e.is("tui.editor.jumpForward", k):
+	case e.is(keymap.EditorJumpForward, k):
 		e.jump = 1
-	case e.is("tui.editor.jumpBackward", k):
+	case e.is(keymap.EditorJumpBackward, k):
 		e.jump = -1
-	case e.is("tui.editor.pageUp", k):
+	case e.is(keymap.EditorPageUp, k):
 		for i := 0; i < max(1, e.view.height-1); i++ {
 			e.moveVisual(-1)
 		}
-	case e.is("tui.editor.pageDown", k):
+	case e.is(keymap.EditorPageDown, k):
 		for i := 0; i < max(1, e.view.height-1); i++ {
 			e.moveVisual(1)
 		}
-	case e.is("tui.editor.deleteCharBackward", k):
+	case e.is(keymap.EditorDeleteCharBackward, k):
 		if p := e.buf.prevPos(e.buf.cur); p != e.buf.cur {
 			e.pushUndo(editOther)
 			e.buf.deleteRange(p, e.buf.cur)
 		}
-	case e.is("tui.editor.deleteCharForward", k):
+	case e.is(keymap.EditorDeleteCharForward, k):
 		if p := e.buf.nextPos(e.buf.cur); p != e.buf.cur {
 			e.pushUndo(editOther)
 			e.buf.deleteRange(e.buf.cur, p)
 		}
-	case e.is("tui.editor.deleteWordBackward", k):
+	case e.is(keymap.EditorDeleteWordBackward, k):
 		e.kill(e.buf.wordLeft(e.buf.cur), e.buf.cur, true, prevEdit)
-	case e.is("tui.editor.deleteWordForward", k):
+	case e.is(keymap.EditorDeleteWordForward, k):
 		e.kill(e.buf.cur, e.buf.wordRight(e.buf.cur), false, prevEdit)
-	case e.is("tui.editor.deleteToLineStart", k):
+	case e.is(keymap.EditorDeleteToLineStart, k):
 		from := pos{e.buf.cur.row, 0}
 		if e.buf.cur.col == 0 {
 			from = e.buf.prevPos(e.buf.cur)
 		}
 		e.kill(from, e.buf.cur, true, prevEdit)
-	case e.is("tui.editor.deleteToLineEnd", k):
+	case e.is(keymap.EditorDeleteToLineEnd, k):
 		to := pos{e.buf.cur.row, len(e.buf.line())}
 		if e.buf.cur.col == len(e.buf.line()) {
 			to = e.buf.nextPos(e.buf.cur)
 		}
 		e.kill(e.buf.cur, to, false, prevEdit)
-	case e.is("tui.editor.yank", k):
+	case e.is(keymap.EditorYank, k):
 		e.yank()
-	case e.is("tui.editor.yankPop", k):
+	case e.is(keymap.EditorYankPop, k):
 		e.yankPop(prevEdit)
-	case e.is("tui.editor.undo", k):
+	case e.is(keymap.EditorUndo, k):
 		if n := len(e.undo); n > 0 {
 			e.buf.restore(e.undo[n-1])
 			e.undo = e.undo[:n-1]

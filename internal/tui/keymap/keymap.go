@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/fsx"
 )
@@ -52,8 +53,8 @@ func (km *Keymap) Actions() []Action { return km.actions }
 func (km *Keymap) Platform() Platform { return km.platform }
 
 // Keys returns the keys bound to an action (nil when unbound or unknown).
-func (km *Keymap) Keys(action string) []Key {
-	i, ok := km.index[action]
+func (km *Keymap) Keys(action ID) []Key {
+	i, ok := km.index[action.s]
 	if !ok {
 		return nil
 	}
@@ -61,8 +62,8 @@ func (km *Keymap) Keys(action string) []Key {
 }
 
 // Matches reports whether the key press triggers the action.
-func (km *Keymap) Matches(action string, msg tea.KeyPressMsg) bool {
-	i, ok := km.index[action]
+func (km *Keymap) Matches(action ID, msg tea.KeyPressMsg) bool {
+	i, ok := km.index[action.s]
 	if !ok {
 		return false
 	}
@@ -77,7 +78,7 @@ func (km *Keymap) Matches(action string, msg tea.KeyPressMsg) bool {
 
 // Label is the display text for an action's keys ("ctrl+l", "up/ctrl+p"),
 // empty when the action is unbound.
-func (km *Keymap) Label(action string) string {
+func (km *Keymap) Label(action ID) string {
 	ks := km.Keys(action)
 	parts := make([]string, len(ks))
 	for i, k := range ks {
@@ -236,7 +237,7 @@ func (km *Keymap) Hotkeys() []HotkeyRow {
 		if len(km.bound[i]) == 0 {
 			continue
 		}
-		rows = append(rows, HotkeyRow{Section: a.Section, Action: a.ID, Keys: km.Label(a.ID), Description: a.Description})
+		rows = append(rows, HotkeyRow{Section: a.Section, Action: a.ID, Keys: km.Label(ID{a.ID}), Description: a.Description})
 	}
 	return rows
 }

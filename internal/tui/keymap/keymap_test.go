@@ -126,7 +126,7 @@ func TestPlatformDefaults(t *testing.T) {
 		{Unix, "tui.editor.historyPrevious", ""},
 	}
 	for _, tt := range tests {
-		if got := New(tt.p).Label(tt.action); got != tt.want {
+		if got := New(tt.p).Label(ID{tt.action}); got != tt.want {
 			t.Errorf("platform %d %s = %q, want %q", tt.p, tt.action, got, tt.want)
 		}
 	}
@@ -146,28 +146,28 @@ func TestApplyOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !km.Matches("app.session.new", press(tea.Key{Code: 'n', Mod: tea.ModCtrl | tea.ModShift})) {
+	if !km.Matches(AppSessionNew, press(tea.Key{Code: 'n', Mod: tea.ModCtrl | tea.ModShift})) {
 		t.Error("app.session.new not rebound")
 	}
-	if got := km.Label("app.session.tree"); got != "ctrl+shift+t/alt+shift+t" {
+	if got := km.Label(AppSessionTree); got != "ctrl+shift+t/alt+shift+t" {
 		t.Errorf("tree = %q", got)
 	}
-	if km.Matches("tui.altScreen.pageUp", press(tea.Key{Code: tea.KeyPgUp})) {
+	if km.Matches(AltScreenPageUp, press(tea.Key{Code: tea.KeyPgUp})) {
 		t.Error("empty list did not disable")
 	}
 	// Invalid entries keep their defaults.
-	if km.Label("app.model.select") != "ctrl+l" || km.Label("app.thinking.toggle") != "ctrl+t" {
+	if km.Label(AppModelSelect) != "ctrl+l" || km.Label(AppThinkingToggle) != "ctrl+t" {
 		t.Error("invalid entries changed bindings")
 	}
 	// A user key is taken from other actions' defaults on the same screen.
-	if got := km.Label("tui.editor.deleteCharForward"); got != "delete" {
+	if got := km.Label(EditorDeleteCharForward); got != "delete" {
 		t.Errorf("deleteCharForward = %q, want ctrl+d removed", got)
 	}
-	if got := km.Label("app.exit"); got != "" {
+	if got := km.Label(AppExit); got != "" {
 		t.Errorf("app.exit = %q, want ctrl+d removed", got)
 	}
 	// ...but not from actions of other screens.
-	if got := km.Label("app.session.delete"); got != "ctrl+d" {
+	if got := km.Label(AppSessionDelete); got != "ctrl+d" {
 		t.Errorf("session.delete = %q", got)
 	}
 	joined := strings.Join(warnings, "\n")
@@ -191,17 +191,17 @@ func TestUserConflictWarns(t *testing.T) {
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	km, w, err := Load(dir, Unix)
-	if err != nil || len(w) != 0 || km.Label("app.model.select") != "ctrl+l" {
+	if err != nil || len(w) != 0 || km.Label(AppModelSelect) != "ctrl+l" {
 		t.Fatalf("missing file: %v %v", w, err)
 	}
 	os.WriteFile(filepath.Join(dir, FileName), []byte(`{"app.model.select":"f2"}`), 0o644)
 	km, _, err = Load(dir, Unix)
-	if err != nil || km.Label("app.model.select") != "f2" {
-		t.Fatalf("load: %v %q", err, km.Label("app.model.select"))
+	if err != nil || km.Label(AppModelSelect) != "f2" {
+		t.Fatalf("load: %v %q", err, km.Label(AppModelSelect))
 	}
 	os.WriteFile(filepath.Join(dir, FileName), []byte(`{broken`), 0o644)
 	km, _, err = Load(dir, Unix)
-	if err == nil || km.Label("app.model.select") != "ctrl+l" {
+	if err == nil || km.Label(AppModelSelect) != "ctrl+l" {
 		t.Fatal("malformed file should error and keep defaults")
 	}
 }
@@ -232,7 +232,7 @@ func TestPickerBindingKeepsSharedListKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if km.Label("tui.select.confirm") != "enter" {
-		t.Errorf("tui.select.confirm lost enter: %q", km.Label("tui.select.confirm"))
+	if km.Label(SelectConfirm) != "enter" {
+		t.Errorf("tui.select.confirm lost enter: %q", km.Label(SelectConfirm))
 	}
 }

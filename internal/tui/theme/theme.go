@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/relay-agent/relay/internal/config"
-	"github.com/relay-agent/relay/internal/fsx"
 	"image/color"
 	"math"
 	"os"
@@ -19,6 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/fsx"
 )
 
 //go:embed builtin/*.json
