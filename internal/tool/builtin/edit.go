@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,49 +131,83 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 		return tool.Error("Operation aborted")
 	}
 	defer unlock()
-	if ctx.Err() != nil {
-		return tool.Error("Operation aborted")
-	}
-	f, err := os.OpenFile(abs, os.O_RDWR, 0) // readable and writable, like access(R_OK|W_OK)
+	target, err := resolveLinks(abs)
 	if err != nil {
 		return tool.Errorf("Could not edit file: %s. Error code: %s.", path, errCode(err))
 	}
-	perm := os.FileMode(0o644)
-	st, err := f.Stat()
-	f.Close()
-	if err == nil {
-		if st.IsDir() {
-			return tool.Errorf("Could not edit file: %s. Error code: EISDIR.", path)
+	// The file is read, edited and saved; when another process changes it
+	// in between, the edit starts over from the new content (the edits match
+	// against whatever is on disk), and gives up after a few tries.
+	var base, updated, warning string
+	for attempt := 1; ; attempt++ {
+		if ctx.Err() != nil {
+			return tool.Error("Operation aborted")
 		}
-		perm = st.Mode().Perm()
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
+		var r *tool.Result
+		base, updated, warning, r, err = t.editOnce(ctx, target, path, edits)
+		if r != nil {
+			return *r
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, errChanged) && attempt < 3 {
+			continue
+		}
+		if errors.Is(err, errChanged) {
+			return tool.Errorf("Could not edit file: %s. It changed on disk while the edit was applied (another process keeps writing to it); nothing was written. Read it again and retry.", path)
+		}
 		return tool.Errorf("Could not edit file: %s. Error code: %s.", path, errCode(err))
 	}
-	text := string(data)
+	diff, first := textdiff.Display(base, updated, 4)
+	msg := "Successfully replaced " + strconv.Itoa(len(edits)) + " block(s) in " + path + "."
+	if warning != "" {
+		msg += "\nWarning: " + warning + "."
+	}
+	r := tool.Text(msg)
+	r.Details = EditDetails{Diff: diff, Patch: textdiff.Unified(path, base, updated, 4), FirstChangedLine: first}
+	return r
+}
+
+// editOnce reads target, applies the edits and saves the result. It returns
+// the LF-normalized text before and after and a warning about writes of
+// another process that could not be kept; or a tool result for failures the
+// model must see as they are (no match, not a regular file); or an error
+// (errChanged when the file changed on disk and nothing was written).
+func (t *editTool) editOnce(ctx context.Context, target, path string, edits []textEdit) (base, updated, warning string, _ *tool.Result, _ error) {
+	snap, err := readSnapshot(target)
+	if err != nil {
+		var nr *notRegularError
+		if errors.As(err, &nr) {
+			r := tool.Errorf("Could not edit file: %s. It is a %s, not a regular file.", path, fileKind(nr.mode))
+			if nr.mode.IsDir() {
+				r = tool.Errorf("Could not edit file: %s. Error code: EISDIR.", path)
+			}
+			return "", "", "", &r, nil
+		}
+		return "", "", "", nil, err
+	}
+	defer snap.close()
+	text := string(snap.data)
 	bom := ""
 	if strings.HasPrefix(text, "\uFEFF") {
 		bom, text = "\uFEFF", text[len("\uFEFF"):]
 	}
 	ending := detectLineEnding(text)
-	base := normalizeToLF(text)
-	updated, err := applyEdits(base, edits, path)
+	base = normalizeToLF(text)
+	updated, err = applyEdits(base, edits, path)
 	if err != nil {
-		return tool.Error(err.Error())
+		r := tool.Error(err.Error())
+		return "", "", "", &r, nil
 	}
 	if ctx.Err() != nil {
-		return tool.Error("Operation aborted")
+		r := tool.Error("Operation aborted")
+		return "", "", "", &r, nil
 	}
 	final := updated
 	if ending == "\r\n" {
 		final = strings.ReplaceAll(updated, "\n", "\r\n")
 	}
-	if err := os.WriteFile(abs, []byte(bom+final), perm); err != nil {
-		return tool.Errorf("Could not edit file: %s. Error code: %s.", path, errCode(err))
-	}
-	diff, first := textdiff.Display(base, updated, 4)
-	r := tool.Text("Successfully replaced " + strconv.Itoa(len(edits)) + " block(s) in " + path + ".")
-	r.Details = EditDetails{Diff: diff, Patch: textdiff.Unified(path, base, updated, 4), FirstChangedLine: first}
-	return r
+	warning, err = replaceFile(target, []byte(bom+final), snap)
+	return base, updated, warning, nil, err
 }

@@ -212,6 +212,12 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 	if r != nil {
 		return *r
 	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		if path == "" {
+			path = "."
+		}
+		return tool.Errorf("Cannot search %s: it is a %s, not a regular file.", path, fileKind(st.Mode()))
+	}
 	m, err := newLineMatcher(pattern, literal, ignoreCase)
 	if err != nil {
 		return tool.Errorf("Invalid regex pattern: %v. Use literal=true to search for the text as-is.", err)

@@ -64,21 +64,20 @@ func (t *readTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 		return tool.Error("Operation aborted")
 	}
 	abs := resolveReadPath(path, t.env.Cwd)
-	f, err := os.Open(abs)
+	f, st, err := openRegular(abs, os.O_RDONLY)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		var nr *notRegularError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			return tool.Errorf("File not found: %s", path)
+		case errors.As(err, &nr) && nr.mode.IsDir():
+			return tool.Errorf("Cannot read %s: it is a directory. Use ls to list its contents.", path)
+		case errors.As(err, &nr):
+			return tool.Errorf("Cannot read %s: it is a %s, not a regular file.", path, fileKind(nr.mode))
 		}
 		return tool.Errorf("Cannot read file: %s. Error code: %s.", path, errCode(err))
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return tool.Errorf("Cannot read file: %s. Error code: %s.", path, errCode(err))
-	}
-	if st.IsDir() {
-		return tool.Errorf("Cannot read %s: it is a directory. Use ls to list its contents.", path)
-	}
 	br := bufio.NewReaderSize(f, 256*1024)
 	head, err := br.Peek(8192)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {

@@ -2,7 +2,10 @@
 
 package builtin
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // readInto reads the whole file at path into the pooled buffer with raw
 // system calls: os.Open would also register every file with the network
@@ -48,4 +51,33 @@ func readInto(path string, bp *[]byte) ([]byte, error) {
 	}
 	*bp = buf
 	return buf, nil
+}
+
+// oNonblock keeps an open of a FIFO from waiting for a writer; it changes
+// nothing for regular files.
+const oNonblock = syscall.O_NONBLOCK
+
+func statT(st os.FileInfo) *syscall.Stat_t {
+	s, _ := st.Sys().(*syscall.Stat_t)
+	return s
+}
+
+// linkCount is the number of hard links of a file (1 when unknown).
+func linkCount(st os.FileInfo) uint64 {
+	if s := statT(st); s != nil {
+		return uint64(s.Nlink)
+	}
+	return 1
+}
+
+// keepOwner gives f the owner and group of st where the system allows it
+// (root can; a member of st's group can keep the group).
+func keepOwner(f *os.File, st os.FileInfo) {
+	s := statT(st)
+	if s == nil {
+		return
+	}
+	if f.Chown(int(s.Uid), int(s.Gid)) != nil {
+		_ = f.Chown(-1, int(s.Gid))
+	}
 }

@@ -47,13 +47,19 @@ func (t *writeTool) Execute(ctx context.Context, raw json.RawMessage, _ func(too
 	if ctx.Err() != nil {
 		return tool.Error("Operation aborted")
 	}
-	if st, err := os.Stat(abs); err == nil && st.IsDir() {
-		return tool.Errorf("Could not write file: %s. It is a directory.", path)
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	target, err := resolveLinks(abs)
+	if err != nil {
 		return tool.Errorf("Could not write file: %s. Error code: %s.", path, errCode(err))
 	}
-	if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+	if st, err := os.Stat(target); err == nil && st.IsDir() {
+		return tool.Errorf("Could not write file: %s. It is a directory.", path)
+	} else if err == nil && !st.Mode().IsRegular() {
+		return tool.Errorf("Could not write file: %s. It is a %s, not a regular file.", path, fileKind(st.Mode()))
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return tool.Errorf("Could not write file: %s. Error code: %s.", path, errCode(err))
+	}
+	if _, err := replaceFile(target, []byte(content), nil); err != nil {
 		return tool.Errorf("Could not write file: %s. Error code: %s.", path, errCode(err))
 	}
 	return tool.Text("Successfully wrote to " + path)

@@ -1,0 +1,13 @@
+//go:build darwin || freebsd
+
+package builtin
+
+import "os"
+
+// changeTime is the inode change time in nanoseconds (0 when unknown).
+func changeTime(st os.FileInfo) int64 {
+	if s := statT(st); s != nil {
+		return s.Ctimespec.Nano()
+	}
+	return 0
+}
