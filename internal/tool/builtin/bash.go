@@ -210,8 +210,9 @@ func formatShellOutput(out *outputAccumulator) (string, *BashDetails) {
 	end := tr.TotalLines
 	switch {
 	case tr.LastLinePartial:
+		size, number := out.lastLine()
 		text += fmt.Sprintf("\n\n[Showing last %s of line %d (line is %s). Full output: %s]",
-			tool.FormatSize(tr.OutputBytes), end, tool.FormatSize(out.lastLineBytes()), path)
+			tool.FormatSize(tr.OutputBytes), number, tool.FormatSize(size), path)
 	case tr.TruncatedBy == "lines":
 		text += fmt.Sprintf("\n\n[Showing lines %d-%d of %d. Full output: %s]", start, end, tr.TotalLines, path)
 	default:

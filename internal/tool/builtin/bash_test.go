@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -77,7 +78,7 @@ func TestBashHangCases(t *testing.T) {
 		if d.FullOutputPath == "" || !strings.Contains(text(r), "[Showing lines ") {
 			t.Errorf("details %+v", d)
 		}
-		if st, err := os.Stat(d.FullOutputPath); err != nil || st.Size() < int64(d.Truncation.TotalBytes) {
+		if st, err := os.Stat(d.FullOutputPath); err != nil || st.Size() < int64(min(d.Truncation.TotalBytes, maxSpillBytes)) || st.Size() > int64(maxSpillBytes+200) {
 			t.Errorf("spill file: %v %v", st, err)
 		}
 	})
@@ -184,5 +185,58 @@ func TestPowerShellTool(t *testing.T) {
 	full, _ := os.ReadFile(d.FullOutputPath)
 	if !strings.HasPrefix(string(full), "try { [Console]::OutputEncoding=[System.Text.Encoding]::UTF8 } catch {}\n") {
 		t.Errorf("script head: %q", string(full)[:80])
+	}
+}
+
+// A huge single-line output reaches the model as the tail of that line,
+// whether or not a final newline follows it.
+func TestBashHugeSingleLineKeepsTail(t *testing.T) {
+	env := newEnv(t)
+	b := mustTool(t, "bash", env)
+	for _, cmd := range []string{
+		`head -c 3000000 /dev/zero | tr '\0' a; printf END`,
+		`head -c 3000000 /dev/zero | tr '\0' a; echo END`,
+		`head -c 3000000 /dev/zero | tr '\0' a; printf 'END\n\n'`,
+	} {
+		r := call(t, b, map[string]any{"command": cmd})
+		got := text(r)
+		d, _ := r.Details.(*BashDetails)
+		if d == nil || r.IsError {
+			t.Fatalf("%s: %q", cmd, got[:min(len(got), 200)])
+		}
+		if !strings.Contains(got, strings.Repeat("a", 1000)+"END") ||
+			!strings.Contains(got, "[Showing last 50.0KB of line 1 (line is 2.9MB). Full output: "+d.FullOutputPath+"]") {
+			t.Errorf("%s: %q", cmd, got[max(0, len(got)-300):])
+		}
+		if d.Truncation.Content == "" || d.Truncation.OutputBytes > tool.DefaultMaxBytes {
+			t.Errorf("%s: shown %d bytes", cmd, d.Truncation.OutputBytes)
+		}
+	}
+}
+
+func TestBashFullOutputFileCappedAndRemoved(t *testing.T) {
+	defer func(n int) { maxSpillBytes = n }(maxSpillBytes)
+	maxSpillBytes = 3 << 20
+	env := newEnv(t)
+	r := call(t, mustTool(t, "bash", env), map[string]any{"command": `seq 1 2000000`}) // 14.8 MB
+	d := r.Details.(*BashDetails)
+	full, err := os.ReadFile(d.FullOutputPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full) > maxSpillBytes+200 {
+		t.Errorf("full-output file is %d bytes, over its %d cap", len(full), maxSpillBytes)
+	}
+	head, tail, ok := strings.Cut(string(full), "\n\n[relay: ")
+	marker, tail, _ := strings.Cut(tail, "]\n\n")
+	if !ok || !strings.HasPrefix(head, "1\n2\n3\n") || !strings.HasSuffix(tail, "\n1999999\n2000000\n") || len(tail) != spillTailBytes {
+		t.Errorf("file: head %q... marker %q tail ...%q (%d bytes)", head[:min(20, len(head))], marker, tail[max(0, len(tail)-20):], len(tail))
+	}
+	if want := fmt.Sprintf("%d bytes of output omitted here; this file keeps the first 2.0MB and the last 1.0MB", 14888896-3<<20); marker != want {
+		t.Errorf("marker %q, want %q", marker, want)
+	}
+	RemoveOutputFiles()
+	if _, err := os.Stat(d.FullOutputPath); !os.IsNotExist(err) {
+		t.Errorf("full-output file still there after RemoveOutputFiles: %v", err)
 	}
 }

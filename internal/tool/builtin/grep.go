@@ -257,7 +257,11 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 }
 
 func (g *grepRun) result() tool.Result {
+	engine := engineNotice()
 	if len(g.files) == 0 {
+		if engine != "" {
+			return tool.Text("No matches found\n\n[" + engine + "]")
+		}
 		return tool.Text("No matches found")
 	}
 	slices.SortFunc(g.files, func(a, b grepFile) int { return strings.Compare(a.rel, b.rel) })
@@ -273,6 +277,12 @@ func (g *grepRun) result() tool.Result {
 	linesTruncated := g.truncLine.Load()
 	if linesTruncated {
 		lineNotice = fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", tool.GrepMaxLineLength)
+	}
+	if engine != "" {
+		if lineNotice != "" {
+			lineNotice += ". "
+		}
+		lineNotice += engine
 	}
 	return listResult(lines, limitNotice, lineNotice, func(tr *tool.Truncation) any {
 		d := GrepDetails{Truncation: tr, LinesTruncated: linesTruncated}

@@ -2,8 +2,10 @@ package builtin
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -38,7 +40,7 @@ func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, err
 	if err != nil {
 		return nil, err
 	}
-	re, err := re2.Compile(expr)
+	re, err := compileRE2(expr)
 	if err != nil {
 		return nil, err
 	}
@@ -148,10 +150,63 @@ func lineBounds(buf []byte, i int) (start, end int) {
 }
 
 func (m *lineMatcher) lineMatches(line []byte) bool {
-	if !utf8.Valid(line) {
+	if m.re == nil || !utf8.Valid(line) || re2Broken.Load() {
 		return m.std.Match(line)
 	}
-	return m.re.Match(line)
+	matched, ok := guardRE2(func() bool { return m.re.Match(line) })
+	if !ok {
+		return m.std.Match(line)
+	}
+	return matched
+}
+
+// RE2 runs as WebAssembly whose memory is reserved up front (4 GiB of
+// address space); under a limit such as `ulimit -v` that reservation, or a
+// later growth, fails with a panic inside go-re2, and its state is not
+// usable afterwards (a later call can block forever on a lock the failed
+// one held). So every call is guarded, and after the first failure this
+// process uses Go's regexp engine only.
+var (
+	re2Broken  atomic.Bool
+	re2Failure atomic.Value // string: why RE2 is not used
+	re2Noticed atomic.Bool  // the fallback notice was given
+)
+
+// guardRE2 runs f, turning a panic inside RE2 into ok=false and switching
+// RE2 off for the process.
+func guardRE2(f func() bool) (result, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			re2Failure.CompareAndSwap(nil, fmt.Sprint(p))
+			re2Broken.Store(true)
+			result, ok = false, false
+		}
+	}()
+	return f(), true
+}
+
+// compileRE2 compiles expr with RE2; a nil regexp and nil error mean RE2 is
+// unavailable and the caller uses Go's regexp.
+func compileRE2(expr string) (*re2.Regexp, error) {
+	if re2Broken.Load() {
+		return nil, nil
+	}
+	var re *re2.Regexp
+	var err error
+	if _, ok := guardRE2(func() bool { re, err = re2.Compile(expr); return true }); !ok {
+		return nil, nil
+	}
+	return re, err
+}
+
+// engineNotice is the one-time notice that RE2 could not be used; "" after
+// the first call that returned it, and while RE2 works.
+func engineNotice() string {
+	if !re2Broken.Load() || !re2Noticed.CompareAndSwap(false, true) {
+		return ""
+	}
+	why, _ := re2Failure.Load().(string)
+	return "The RE2 regex engine could not start (" + why + "); searches use Go's regexp engine, which can be slower on large files"
 }
 
 // regexWindow bounds how much of a file one RE2 call copies in, so a huge
@@ -230,9 +285,11 @@ func (m *lineMatcher) scanRE2(buf []byte, pos int, emit func(s, e int) bool) {
 		}
 		win := buf[pos:end]
 		var locs [][]int
-		if utf8.Valid(win) {
-			locs = m.re.FindAllIndex(win, -1)
-		} else {
+		ok := false
+		if m.re != nil && !re2Broken.Load() && utf8.Valid(win) {
+			_, ok = guardRE2(func() bool { locs = m.re.FindAllIndex(win, -1); return true })
+		}
+		if !ok {
 			locs = m.std.FindAllIndex(win, -1)
 		}
 		lastLine, next := -1, end
