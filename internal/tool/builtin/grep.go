@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,88 +111,6 @@ func cleanLine(b []byte) string {
 		b = bytes.ReplaceAll(b, []byte{'\r'}, nil)
 	}
 	return string(b)
-}
-
-func (g *grepRun) formatLine(rel string, n int, sep byte, line []byte) string {
-	text, cut := tool.TruncateLine(cleanLine(line), tool.GrepMaxLineLength)
-	if cut {
-		g.truncLine.Store(true)
-	}
-	return rel + string(sep) + strconv.Itoa(n) + string(sep) + " " + text
-}
-
-// searchFile searches one file; it reports false when the match limit is
-// reached.
-func (g *grepRun) searchFile(abs, rel string) bool {
-	if g.count.Load() >= int64(g.limit) || g.ctx.Err() != nil {
-		return false
-	}
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	buf, err := readInto(abs, bp)
-	if err != nil || bytes.IndexByte(buf, 0) >= 0 { // unreadable or binary: skipped
-		return true
-	}
-	var out []string
-	lineNo, counted := 1, 0
-	g.matcher.scan(buf, func(s, e int) bool {
-		if g.count.Add(1) > int64(g.limit) {
-			return false
-		}
-		if g.outBytes.Load() > tool.DefaultMaxBytes {
-			return true // the output is full: count the match, skip formatting it
-		}
-		lineNo += bytes.Count(buf[counted:s], []byte{'\n'})
-		counted = s
-		n := len(out)
-		if g.context == 0 {
-			out = append(out, g.formatLine(rel, lineNo, ':', buf[s:e]))
-		} else {
-			out = append(out, g.contextBlock(buf, rel, s, e, lineNo)...)
-		}
-		size := 0
-		for _, l := range out[n:] {
-			size += len(l) + 1
-		}
-		g.outBytes.Add(int64(size))
-		return true
-	})
-	if len(out) > 0 {
-		g.mu.Lock()
-		g.files = append(g.files, grepFile{rel, out})
-		g.mu.Unlock()
-	}
-	return g.count.Load() < int64(g.limit)
-}
-
-// contextBlock formats the match line [s, e) (line number n) with up to
-// g.context lines before and after it.
-func (g *grepRun) contextBlock(buf []byte, rel string, s, e, n int) []string {
-	var before []int // starts of preceding lines, nearest first
-	for p := s; len(before) < g.context && p > 0; {
-		ls := bytes.LastIndexByte(buf[:p-1], '\n') + 1
-		before = append(before, ls)
-		p = ls
-	}
-	var out []string
-	for i := len(before) - 1; i >= 0; i-- {
-		ls := before[i]
-		le := ls + bytes.IndexByte(buf[ls:], '\n')
-		out = append(out, g.formatLine(rel, n-i-1, '-', buf[ls:le]))
-	}
-	out = append(out, g.formatLine(rel, n, ':', buf[s:e]))
-	pos := e + 1
-	for k := 1; k <= g.context && pos <= len(buf); k++ {
-		le := bytes.IndexByte(buf[pos:], '\n')
-		if le < 0 {
-			le = len(buf)
-		} else {
-			le += pos
-		}
-		out = append(out, g.formatLine(rel, n+k, '-', buf[pos:le]))
-		pos = le + 1
-	}
-	return out
 }
 
 func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool.Result)) tool.Result {

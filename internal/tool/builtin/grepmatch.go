@@ -213,14 +213,15 @@ func engineNotice() string {
 // file with many matches does not cost a copy of the rest per match.
 const regexWindow = 8 << 20
 
-// scan calls emit with the bounds of each matching line in order until emit
+// scan calls emit with the bounds of each matching line that starts at or
+// after from (a line start) in order until emit
 // returns false. Literal patterns use bytes.Index. Regexes first look for
 // their required literal, if any (a file without it has no match), then let
 // RE2 find all matches of a window in one call; a match that spans lines is
 // kept only if its line matches on its own. Text that is not valid UTF-8
 // (where RE2 stops) uses the stdlib engine.
-func (m *lineMatcher) scan(buf []byte, emit func(s, e int) bool) {
-	pos := 0
+func (m *lineMatcher) scan(buf []byte, from int, emit func(s, e int) bool) {
+	pos := from
 	if len(m.finds) > 0 {
 		// Candidate lines hold a literal; a regex verifies each with the
 		// stdlib engine, which beats a whole-buffer RE2 pass while candidates
@@ -317,4 +318,41 @@ func (m *lineMatcher) scanRE2(buf []byte, pos int, emit func(s, e int) bool) {
 		}
 		pos = next
 	}
+}
+
+// windowMatches reports whether a window of a line too long to hold holds a
+// match. first and last say whether the window starts and ends the line; a
+// match touching a window edge that is not a line edge is not taken (a ^ or
+// $ would match there), the overlap of the windows finds it instead.
+func (m *lineMatcher) windowMatches(win []byte, first, last bool) bool {
+	if m.re == nil && m.std == nil {
+		return m.finds[0].index(win) >= 0
+	}
+	if m.required {
+		found := false
+		for _, f := range m.finds {
+			if f.index(win) >= 0 {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	// a match may be refused at the start and at the end: three suffice
+	var locs [][]int
+	ok := false
+	if m.re != nil && !re2Broken.Load() && utf8.Valid(win) {
+		_, ok = guardRE2(func() bool { locs = m.re.FindAllIndex(win, 3); return true })
+	}
+	if !ok {
+		locs = m.std.FindAllIndex(win, 3)
+	}
+	for _, loc := range locs {
+		if (first || loc[0] > 0) && (last || loc[1] < len(win)) {
+			return true
+		}
+	}
+	return false
 }

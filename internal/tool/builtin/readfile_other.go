@@ -2,17 +2,33 @@
 
 package builtin
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
-// readInto reads the whole file at path into the pooled buffer.
-func readInto(path string, bp *[]byte) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// rawFile reads a file for grep.
+type rawFile struct{ f *os.File }
+
+// openRaw opens path for reading when it is a regular file.
+func openRaw(path string) (rawFile, int64, error) {
+	f, st, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
-		return nil, err
+		return rawFile{}, 0, err
 	}
-	*bp = data
-	return data, nil
+	return rawFile{f}, st.Size(), nil
 }
+
+// Read reads into p; 0 bytes means the end of the file.
+func (f rawFile) Read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+func (f rawFile) Close() { f.f.Close() }
 
 const oNonblock = 0
 

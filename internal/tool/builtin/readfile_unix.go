@@ -3,55 +3,57 @@
 package builtin
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
 
-// readInto reads the whole file at path into the pooled buffer with raw
-// system calls: os.Open would also register every file with the network
-// poller, an extra system call per file that a grep over 100,000 files
-// feels.
-func readInto(path string, bp *[]byte) ([]byte, error) {
+// rawFile reads a file with raw system calls: os.Open would also register
+// every file with the network poller, an extra system call per file that a
+// grep over 100,000 files feels.
+type rawFile struct{ fd int }
+
+// openRaw opens path for reading; a path that is not a regular file
+// (after following links) is refused without blocking (a FIFO) or reading.
+func openRaw(path string) (rawFile, int64, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			break
 		}
 	}
 	if err != nil {
-		return nil, err
+		return rawFile{}, 0, err
 	}
-	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	size := -1
-	if syscall.Fstat(fd, &st) == nil {
-		size = int(st.Size)
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return rawFile{}, 0, err
 	}
-	buf := (*bp)[:0]
-	if cap(buf) < size+1 {
-		buf = make([]byte, 0, size+4096)
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd)
+		return rawFile{}, 0, &notRegularError{path: path, mode: fs.ModeIrregular}
 	}
+	return rawFile{fd}, st.Size, nil
+}
+
+// Read reads into p; 0 bytes means the end of the file.
+func (f rawFile) Read(p []byte) (int, error) {
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		n, err := syscall.Read(f.fd, p)
 		if err == syscall.EINTR {
 			continue
 		}
-		if err != nil {
-			return nil, err
+		if n < 0 {
+			n = 0
 		}
-		buf = buf[:len(buf)+n]
-		if n == 0 || len(buf) == size {
-			break // EOF, or the size fstat reported was read
-		}
+		return n, err
 	}
-	*bp = buf
-	return buf, nil
 }
+
+func (f rawFile) Close() { syscall.Close(f.fd) }
 
 // oNonblock keeps an open of a FIFO from waiting for a writer; it changes
 // nothing for regular files.
