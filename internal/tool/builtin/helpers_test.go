@@ -1,7 +1,9 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -101,4 +103,14 @@ func detailsJSON(t *testing.T, r tool.Result) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// bigText is n bytes of numbered lines.
+func bigText(n int) []byte {
+	var b bytes.Buffer
+	b.Grow(n + 64)
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "line %09d of a large file that an edit rewrites\n", i)
+	}
+	return b.Bytes()
 }

@@ -16,16 +16,6 @@ import (
 	"time"
 )
 
-// bigText is n bytes of numbered lines.
-func bigText(n int) []byte {
-	var b bytes.Buffer
-	b.Grow(n + 64)
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "line %09d of a large file that an edit rewrites\n", i)
-	}
-	return b.Bytes()
-}
-
 // TestEditHelperProcess is the edit run by TestEditKilledMidWriteKeepsFile
 // in a child process: it edits RELAY_EDIT_HELPER_FILE and, once the first
 // chunk of the new content is written, creates the marker file and waits to
