@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/textdiff"
 	"github.com/relay-agent/relay/internal/tool"
@@ -131,7 +133,7 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 		return tool.Error("Operation aborted")
 	}
 	defer unlock()
-	target, err := resolveLinks(abs)
+	target, err := fsx.ResolveLinks(abs)
 	if err != nil {
 		return tool.Errorf("Could not edit file: %s. Error code: %s.", path, errCode(err))
 	}
@@ -177,10 +179,10 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 func (t *editTool) editOnce(ctx context.Context, target, path string, edits []textEdit) (base, updated, warning string, _ *tool.Result, _ error) {
 	snap, err := readSnapshot(target)
 	if err != nil {
-		var nr *notRegularError
+		var nr *fsx.NotRegularError
 		if errors.As(err, &nr) {
-			r := tool.Errorf("Could not edit file: %s. It is a %s, not a regular file.", path, fileKind(nr.mode))
-			if nr.mode.IsDir() {
+			r := tool.Errorf("Could not edit file: %s. It is a %s, not a regular file.", path, nr.Kind)
+			if nr.Kind == fsx.Kind(fs.ModeDir) {
 				r = tool.Errorf("Could not edit file: %s. Error code: EISDIR.", path)
 			}
 			return "", "", "", &r, nil

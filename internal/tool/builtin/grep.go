@@ -13,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tool"
 )
@@ -133,7 +134,7 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 		if path == "" {
 			path = "."
 		}
-		return tool.Errorf("Cannot search %s: it is a %s, not a regular file.", path, fileKind(st.Mode()))
+		return tool.Errorf("Cannot search %s: it is a %s, not a regular file.", path, fsx.Kind(st.Mode()))
 	}
 	m, err := newLineMatcher(pattern, literal, ignoreCase)
 	if err != nil {

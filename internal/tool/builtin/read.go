@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tool"
 )
@@ -66,14 +68,14 @@ func (t *readTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 	abs := resolveReadPath(path, t.env.Cwd)
 	f, st, err := openRegular(abs, os.O_RDONLY)
 	if err != nil {
-		var nr *notRegularError
+		var nr *fsx.NotRegularError
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			return tool.Errorf("File not found: %s", path)
-		case errors.As(err, &nr) && nr.mode.IsDir():
+		case errors.As(err, &nr) && nr.Kind == fsx.Kind(fs.ModeDir):
 			return tool.Errorf("Cannot read %s: it is a directory. Use ls to list its contents.", path)
 		case errors.As(err, &nr):
-			return tool.Errorf("Cannot read %s: it is a %s, not a regular file.", path, fileKind(nr.mode))
+			return tool.Errorf("Cannot read %s: it is a %s, not a regular file.", path, nr.Kind)
 		}
 		return tool.Errorf("Cannot read file: %s. Error code: %s.", path, errCode(err))
 	}

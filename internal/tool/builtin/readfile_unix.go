@@ -3,9 +3,10 @@
 package builtin
 
 import (
-	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/relay-agent/relay/internal/fsx"
 )
 
 // rawFile reads a file with raw system calls: os.Open would also register
@@ -34,7 +35,7 @@ func openRaw(path string) (rawFile, int64, error) {
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return rawFile{}, 0, &notRegularError{path: path, mode: fs.ModeIrregular}
+		return rawFile{}, 0, &fsx.NotRegularError{Path: path, Kind: "special file"}
 	}
 	return rawFile{fd}, st.Size, nil
 }

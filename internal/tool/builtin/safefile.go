@@ -13,91 +13,33 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/relay-agent/relay/internal/fsx"
 )
 
-// notRegularError is a path that names a FIFO, device, socket or directory
-// where the tools need a regular file: reading one could block forever or
-// never end (/dev/zero).
-type notRegularError struct {
-	path string
-	mode fs.FileMode
-}
-
-func (e *notRegularError) Error() string {
-	return e.path + " is a " + fileKind(e.mode) + ", not a regular file"
-}
-
-// fileKind names the type of file a mode describes, for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "regular file"
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "block device"
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	}
-	return "special file"
-}
-
 // openRegular opens path (following links) when it is a regular file and
-// refuses anything else before it can block: the path is stat'ed first, the
-// open does not wait for a FIFO's writer, and the opened file is checked
-// again in case it was swapped in between. flag is os.O_RDONLY or os.O_RDWR.
+// refuses anything else with an *fsx.NotRegularError before it can block:
+// the path is stat'ed first, the open does not wait for a FIFO's writer,
+// and the opened file is checked again in case it was swapped in between.
+// flag is os.O_RDONLY or os.O_RDWR (fsx.OpenRegular only reads).
 func openRegular(path string, flag int) (*os.File, os.FileInfo, error) {
-	st, err := os.Stat(path)
-	if err != nil {
+	if _, err := fsx.CheckRegular(path); err != nil {
 		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, st, &notRegularError{path, st.Mode()}
 	}
 	f, err := os.OpenFile(path, flag|oNonblock, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	if st, err = f.Stat(); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, st, &notRegularError{path, st.Mode()}
+		return nil, nil, &fsx.NotRegularError{Path: path, Kind: fsx.Kind(st.Mode())}
 	}
 	return f, st, nil
-}
-
-// resolveLinks follows symbolic links in the last element of path, so a
-// write replaces the link's target and the link stays a link. A dangling
-// link resolves to the path it points at.
-func resolveLinks(path string) (string, error) {
-	for hops := 0; hops < 40; hops++ {
-		st, err := os.Lstat(path)
-		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
-		}
-		dest, err := os.Readlink(path)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(dest) {
-			dir := filepath.Dir(path)
-			if real, err := filepath.EvalSymlinks(dir); err == nil {
-				dir = real
-			}
-			dest = filepath.Join(dir, dest)
-		}
-		path = dest
-	}
-	return "", fmt.Errorf("%s: %w", path, syscall.ELOOP)
 }
 
 // errChanged reports a file that another process changed between the read
@@ -297,7 +239,7 @@ func replaceFile(target string, content []byte, old *fileSnapshot) (warning stri
 		st = old.st
 	} else if s, err := os.Stat(target); err == nil {
 		if !s.Mode().IsRegular() {
-			return "", &notRegularError{target, s.Mode()}
+			return "", &fsx.NotRegularError{Path: target, Kind: fsx.Kind(s.Mode())}
 		}
 		st = s
 	}
@@ -418,7 +360,7 @@ func rewriteInPlace(target string, content []byte, old *fileSnapshot) error {
 	if st, err := f.Stat(); err != nil {
 		return err
 	} else if !st.Mode().IsRegular() {
-		return &notRegularError{target, st.Mode()}
+		return &fsx.NotRegularError{Path: target, Kind: fsx.Kind(st.Mode())}
 	}
 	if err := f.Truncate(0); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/relay-agent/relay/internal/fsx"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tool"
 )
@@ -47,14 +48,14 @@ func (t *writeTool) Execute(ctx context.Context, raw json.RawMessage, _ func(too
 	if ctx.Err() != nil {
 		return tool.Error("Operation aborted")
 	}
-	target, err := resolveLinks(abs)
+	target, err := fsx.ResolveLinks(abs)
 	if err != nil {
 		return tool.Errorf("Could not write file: %s. Error code: %s.", path, errCode(err))
 	}
 	if st, err := os.Stat(target); err == nil && st.IsDir() {
 		return tool.Errorf("Could not write file: %s. It is a directory.", path)
 	} else if err == nil && !st.Mode().IsRegular() {
-		return tool.Errorf("Could not write file: %s. It is a %s, not a regular file.", path, fileKind(st.Mode()))
+		return tool.Errorf("Could not write file: %s. It is a %s, not a regular file.", path, fsx.Kind(st.Mode()))
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return tool.Errorf("Could not write file: %s. Error code: %s.", path, errCode(err))
