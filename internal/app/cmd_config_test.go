@@ -120,7 +120,7 @@ func TestWriteDebugLog(t *testing.T) {
 
 func TestTrust(t *testing.T) {
 	e := newCmdRuntime(t)
-	info := e.rt.TrustState()
+	info := TrustState(e.rt.cfg.Cwd, e.rt.cfg.AgentDir)
 	if info.Needed || info.Saved != nil || info.Default != settings.TrustAsk || len(info.Choices) < 3 {
 		t.Fatalf("initial state %+v", info)
 	}
@@ -129,7 +129,7 @@ func TestTrust(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(e.cwd, ".relay"), 0o755)
 	os.WriteFile(filepath.Join(e.cwd, ".relay", "settings.json"), []byte(`{}`), 0o644)
-	info = e.rt.TrustState()
+	info = TrustState(e.rt.cfg.Cwd, e.rt.cfg.AgentDir)
 	if !info.Needed || info.Choices[0].Label != "Trust" {
 		t.Fatalf("with .relay/settings.json: %+v", info)
 	}
@@ -137,7 +137,7 @@ func TestTrust(t *testing.T) {
 	if err != nil || !strings.Contains(msg, "Saved: Trust.") {
 		t.Fatalf("SetTrust(0): %q, %v", msg, err)
 	}
-	info = e.rt.TrustState()
+	info = TrustState(e.rt.cfg.Cwd, e.rt.cfg.AgentDir)
 	if info.Saved == nil || !info.Saved.Trusted || info.Saved.Dir != config.Canonical(e.cwd) {
 		t.Fatalf("saved %+v", info.Saved)
 	}
@@ -151,7 +151,7 @@ func TestTrust(t *testing.T) {
 	if _, err := e.rt.setTrust(last); err != nil {
 		t.Fatal(err)
 	}
-	if info = e.rt.TrustState(); info.Saved != nil {
+	if info = TrustState(e.rt.cfg.Cwd, e.rt.cfg.AgentDir); info.Saved != nil {
 		t.Errorf("decision not forgotten: %+v", info.Saved)
 	}
 	// "Do not trust" saves false.
@@ -160,7 +160,7 @@ func TestTrust(t *testing.T) {
 			e.rt.setTrust(i)
 		}
 	}
-	if info = e.rt.TrustState(); info.Saved == nil || info.Saved.Trusted {
+	if info = TrustState(e.rt.cfg.Cwd, e.rt.cfg.AgentDir); info.Saved == nil || info.Saved.Trusted {
 		t.Errorf("do not trust: %+v", info.Saved)
 	}
 	if _, err := e.rt.setTrust(99); err == nil {

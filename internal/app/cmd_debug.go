@@ -45,7 +45,7 @@ func (r *Runtime) debugReport() string {
 	} else {
 		b.WriteString("model: none selected\n")
 	}
-	fmt.Fprintf(&b, "thinking level: %s\nstreaming: %v, compacting: %v\n", r.ThinkingLevel(), r.IsStreaming(), r.IsCompacting())
+	fmt.Fprintf(&b, "thinking level: %s\nstreaming: %v, compacting: %v\n", r.ThinkingLevel(), r.isStreaming(), r.isCompacting())
 
 	msgs := r.ContextMessages()
 	state := llm.ReplaySystem(msgs)

@@ -76,7 +76,7 @@ func (r *Runtime) registerCommands() error {
 		})},
 		{Name: "trust", Description: "Show or change project trust", Run: text(func(arg string) (string, error) {
 			if arg == "" {
-				return r.TrustState().Format(), nil
+				return TrustState(r.cfg.Cwd, r.cfg.AgentDir).Format(), nil
 			}
 			n, err := strconv.Atoi(arg)
 			if err != nil {

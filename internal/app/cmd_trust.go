@@ -55,16 +55,16 @@ func (t TrustInfo) Format() string {
 	return b.String()
 }
 
-// TrustState reads the current trust decision for the cwd.
-func (r *Runtime) TrustState() TrustInfo {
-	cwd := config.Canonical(r.cfg.Cwd)
+// TrustState reads the current trust decision for a working directory.
+func TrustState(workDir, agentDir string) TrustInfo {
+	cwd := config.Canonical(workDir)
 	t := TrustInfo{Cwd: cwd, Needed: settings.NeedsTrust(cwd), Default: settings.TrustAsk}
-	if r.cfg.AgentDir != "" {
-		st, _ := settings.Load(settings.LoadOptions{AgentDir: r.cfg.AgentDir})
+	if agentDir != "" {
+		st, _ := settings.Load(settings.LoadOptions{AgentDir: agentDir})
 		if st != nil && st.DefaultProjectTrust != "" {
 			t.Default = st.DefaultProjectTrust
 		}
-		e, found, err := settings.NewTrustStore(r.cfg.AgentDir).Lookup(cwd)
+		e, found, err := settings.NewTrustStore(agentDir).Lookup(cwd)
 		switch {
 		case err != nil:
 			t.StoreErr = err
@@ -89,7 +89,7 @@ func (r *Runtime) setTrust(choice int) (string, error) {
 	if r.cfg.AgentDir == "" {
 		return "", fmt.Errorf("trust: no agent directory")
 	}
-	t := r.TrustState()
+	t := TrustState(r.cfg.Cwd, r.cfg.AgentDir)
 	if choice < 0 || choice >= len(t.Choices) {
 		return "", fmt.Errorf("trust: choice %d out of range (1-%d)", choice+1, len(t.Choices))
 	}

@@ -19,13 +19,13 @@ type Input struct {
 // "/export out.html", an extension's command) runs it instead, and its
 // output goes to onCommand (nil = dropped). It stops early when ctx is
 // cancelled.
-func (r *Runtime) RunPrompts(ctx context.Context, inputs []Input, onCommand func(commands.Output)) error {
+func RunPrompts(ctx context.Context, r *Runtime, inputs []Input, onCommand func(commands.Output)) error {
 	for _, in := range inputs {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if strings.HasPrefix(in.Text, "/") && len(in.Images) == 0 {
-			out, handled, err := r.cmds.Run(ctx, in.Text)
+			out, handled, err := r.Commands().Run(ctx, in.Text)
 			if err != nil {
 				return err
 			}

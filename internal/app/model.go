@@ -65,8 +65,7 @@ func (r *Runtime) SetThinkingLevel(l llm.ThinkingLevel) error {
 }
 
 // AvailableThinkingLevels lists the levels of the current model.
-func (r *Runtime) AvailableThinkingLevels() []llm.ThinkingLevel {
-	m := r.Model()
+func ThinkingLevels(m *llm.Model) []llm.ThinkingLevel {
 	if m == nil {
 		return []llm.ThinkingLevel{llm.ThinkingOff}
 	}
@@ -76,7 +75,7 @@ func (r *Runtime) AvailableThinkingLevels() []llm.ThinkingLevel {
 // CycleThinkingLevel moves to the next supported level; ok is false for a
 // model without reasoning.
 func (r *Runtime) CycleThinkingLevel() (llm.ThinkingLevel, bool) {
-	levels := r.AvailableThinkingLevels()
+	levels := ThinkingLevels(r.Model())
 	if len(levels) <= 1 {
 		return r.ThinkingLevel(), false
 	}

@@ -232,10 +232,10 @@ func (r *Runtime) ThinkingLevel() llm.ThinkingLevel {
 func (r *Runtime) Agent() *agent.Agent { return r.agent }
 
 // IsStreaming reports whether a run is active.
-func (r *Runtime) IsStreaming() bool { return r.agent.IsRunning() }
+func (r *Runtime) isStreaming() bool { return r.agent.IsRunning() }
 
 // IsCompacting reports whether a compaction is running.
-func (r *Runtime) IsCompacting() bool {
+func (r *Runtime) isCompacting() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.compacting
@@ -334,17 +334,6 @@ func (r *Runtime) Close() error {
 // ContextMessages returns the model-visible messages of the active branch.
 func (r *Runtime) ContextMessages() []llm.Message {
 	return r.Session().BuildSessionContext().Messages
-}
-
-// LastAssistant returns the newest assistant message on the branch.
-func (r *Runtime) LastAssistant() *llm.AssistantMessage {
-	msgs := r.ContextMessages()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if a, ok := msgs[i].(*llm.AssistantMessage); ok {
-			return a
-		}
-	}
-	return nil
 }
 
 // activeSpecs returns the declarations of the active tools.

@@ -168,7 +168,8 @@ func TestOverflowRecovery(t *testing.T) {
 	if got := strings.Join(seq, " "); got != "agent_end compaction_start compaction_end agent_end agent_settled" {
 		t.Errorf("sequence %s", got)
 	}
-	if last := rt.LastAssistant(); last == nil || last.Text() != "ok" {
+	msgs := rt.ContextMessages()
+	if last, _ := msgs[len(msgs)-1].(*llm.AssistantMessage); last == nil || last.Text() != "ok" {
 		t.Errorf("last answer %+v", last)
 	}
 	edits := 0

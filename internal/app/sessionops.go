@@ -17,7 +17,7 @@ import (
 var ErrBusy = errors.New("the agent is busy: wait for it to finish or abort first")
 
 func (r *Runtime) idle() error {
-	if r.agent.IsRunning() || r.IsCompacting() {
+	if r.agent.IsRunning() || r.isCompacting() {
 		return ErrBusy
 	}
 	return nil

@@ -153,7 +153,7 @@ func (r *Runtime) State() State {
 	steer, follow := r.agent.Modes()
 	qs, qf := r.agent.Queued()
 	return State{
-		Model: r.Model(), ThinkingLevel: string(r.ThinkingLevel()), IsStreaming: r.IsStreaming(), IsCompacting: r.IsCompacting(),
+		Model: r.Model(), ThinkingLevel: string(r.ThinkingLevel()), IsStreaming: r.isStreaming(), IsCompacting: r.isCompacting(),
 		SteeringMode: steer, FollowUpMode: follow, SessionFile: s.SessionFile(), SessionID: s.SessionID(), SessionName: s.Name(),
 		AutoCompactionEnabled: r.autoCompaction(), MessageCount: len(r.ContextMessages()), PendingMessageCount: len(qs) + len(qf),
 	}

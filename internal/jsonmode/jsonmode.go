@@ -32,7 +32,7 @@ func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stder
 	unsub := rt.Subscribe(co.Push)
 	defer unsub()
 	// Command output is text for people: stderr, never the event stream.
-	err := rt.RunPrompts(ctx, inputs, func(out commands.Output) {
+	err := app.RunPrompts(ctx, rt, inputs, func(out commands.Output) {
 		if out.Text != "" {
 			fmt.Fprintln(stderr, out.Text)
 		}

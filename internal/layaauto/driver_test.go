@@ -186,7 +186,8 @@ func TestLayaRoutesWithRulesWhenClassifierIsDown(t *testing.T) {
 	if states != 3 {
 		t.Errorf("%d state entries", states)
 	}
-	if a := e.rt.LastAssistant(); a.Provider != "anthropic" || a.Model != "claude-opus-5-5" {
+	msgs := e.rt.ContextMessages()
+	if a := msgs[len(msgs)-1].(*llm.AssistantMessage); a.Provider != "anthropic" || a.Model != "claude-opus-5-5" {
 		t.Errorf("assistant %s/%s", a.Provider, a.Model)
 	}
 	recs, _ := laya.ReadTelemetry(laya.TelemetryPath(e.home))

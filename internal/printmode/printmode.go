@@ -29,7 +29,7 @@ func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stder
 			mu.Unlock()
 		}
 	})
-	err := rt.RunPrompts(ctx, inputs, func(out commands.Output) {
+	err := app.RunPrompts(ctx, rt, inputs, func(out commands.Output) {
 		if out.Text != "" {
 			io.WriteString(stdout, out.Text+"\n")
 		}
@@ -44,7 +44,7 @@ func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stder
 	mu.Unlock()
 	if last == nil {
 		// No run happened (only commands): the session's last reply.
-		last = rt.LastAssistant()
+		last = lastAssistant(rt.ContextMessages())
 	}
 	if last == nil {
 		return 0
@@ -63,4 +63,14 @@ func Run(ctx context.Context, rt *app.Runtime, inputs []app.Input, stdout, stder
 		}
 	}
 	return 0
+}
+
+// lastAssistant is the newest assistant message of msgs, nil when none.
+func lastAssistant(msgs []llm.Message) *llm.AssistantMessage {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if a, ok := msgs[i].(*llm.AssistantMessage); ok {
+			return a
+		}
+	}
+	return nil
 }

@@ -109,7 +109,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return map[string]any{"level": l}, nil
 	case "get_available_thinking_levels":
-		return map[string]any{"levels": rt.AvailableThinkingLevels()}, nil
+		return map[string]any{"levels": app.ThinkingLevels(rt.Model())}, nil
 	case "set_steering_mode", "set_follow_up_mode":
 		if c.Mode != agent.ModeAll && c.Mode != agent.ModeOneAtATime {
 			return nil, fmt.Errorf("Invalid mode: %q (expected \"all\" or \"one-at-a-time\")", c.Mode)
@@ -249,7 +249,7 @@ func (s *Server) prompt(c *command) (any, error) {
 		}, func(err error) { s.notify(err.Error(), "error") })
 		return handled, nil
 	}
-	if rt.IsStreaming() {
+	if rt.Agent().IsRunning() {
 		switch c.StreamingBehavior {
 		case "":
 			return nil, errStreaming

@@ -321,7 +321,7 @@ func (s *Server) flushBashLocked() {
 func (s *Server) recordBash(b pendingBash) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.starting || s.rt.IsStreaming() {
+	if s.starting || s.rt.Agent().IsRunning() {
 		s.bashPending = append(s.bashPending, b)
 		return nil
 	}
@@ -367,7 +367,7 @@ func (s *Server) awaitSettled() {
 	s.mu.Lock()
 	settled := s.settled
 	s.mu.Unlock()
-	if settled && s.rt.IsStreaming() {
+	if settled && s.rt.Agent().IsRunning() {
 		s.rt.Agent().WaitIdle()
 	}
 }

@@ -389,6 +389,12 @@ func (a *AppRuntime) Bash(ctx context.Context, command string, exclude bool, onC
 
 func (a *AppRuntime) NewSession() error { return a.Runtime.NewSession("") }
 
+func (a *AppRuntime) IsStreaming() bool { return a.Agent().IsRunning() }
+
+func (a *AppRuntime) AvailableThinkingLevels() []llm.ThinkingLevel {
+	return app.ThinkingLevels(a.Model())
+}
+
 func (a *AppRuntime) Info() Info {
 	st := a.Stats()
 	s := a.Session()

@@ -75,7 +75,7 @@ func resourceOptions(rt *app.Runtime, o AppOptions) app.ResourceOptions {
 		return *o.Resources
 	}
 	ro := app.ResourceOptions{Cwd: rt.Session().Cwd(), AgentDir: o.AgentDir}
-	ti := rt.TrustState()
+	ti := app.TrustState(rt.Session().Cwd(), o.AgentDir)
 	ro.ProjectTrusted = !ti.Needed || ti.Saved != nil && ti.Saved.Trusted || ti.Default == settings.TrustAlways
 	if set := rt.Resources(); set != nil {
 		for _, s := range set.Skills {
