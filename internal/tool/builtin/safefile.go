@@ -77,11 +77,10 @@ func readSnapshot(path string) (*fileSnapshot, error) {
 		return nil, err
 	}
 	start := time.Now()
+	// Read the size stat reported and one byte more: a file that grows
+	// while it is read is a changed file, not one to read without end.
 	data := make([]byte, 0, st.Size()+1)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
+	for len(data) < cap(data) {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if err == io.EOF {
