@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/relay-agent/relay/internal/export"
 )
 
 // SessionInfoText is the /session report: file, id, name, message counts,
@@ -29,15 +31,15 @@ func (r *Runtime) sessionInfoText() string {
 	line("Tool Results:", strconv.Itoa(st.ToolResults))
 	line("Total:", strconv.Itoa(st.TotalMessages))
 	b.WriteString("\nTokens\n")
-	line("Input:", thousands(st.Tokens.Input))
-	line("Output:", thousands(st.Tokens.Output))
+	line("Input:", export.Thousands(st.Tokens.Input))
+	line("Output:", export.Thousands(st.Tokens.Output))
 	if st.Tokens.CacheRead > 0 {
-		line("Cache Read:", thousands(st.Tokens.CacheRead))
+		line("Cache Read:", export.Thousands(st.Tokens.CacheRead))
 	}
 	if st.Tokens.CacheWrite > 0 {
-		line("Cache Write:", thousands(st.Tokens.CacheWrite))
+		line("Cache Write:", export.Thousands(st.Tokens.CacheWrite))
 	}
-	line("Total:", thousands(st.Tokens.Total))
+	line("Total:", export.Thousands(st.Tokens.Total))
 	if st.Cost > 0 {
 		b.WriteString("\nCost\n")
 		line("Total:", fmt.Sprintf("$%.4f", st.Cost))
@@ -45,9 +47,9 @@ func (r *Runtime) sessionInfoText() string {
 	if cu := st.ContextUsage; cu != nil {
 		b.WriteString("\nContext\n")
 		if cu.Tokens != nil && cu.Percent != nil {
-			line("Used:", fmt.Sprintf("%s / %s tokens (%.1f%%)", thousands(*cu.Tokens), thousands(cu.ContextWindow), *cu.Percent))
+			line("Used:", fmt.Sprintf("%s / %s tokens (%.1f%%)", export.Thousands(*cu.Tokens), export.Thousands(cu.ContextWindow), *cu.Percent))
 		} else {
-			line("Used:", fmt.Sprintf("unknown until the next response / %s tokens", thousands(cu.ContextWindow)))
+			line("Used:", fmt.Sprintf("unknown until the next response / %s tokens", export.Thousands(cu.ContextWindow)))
 		}
 	}
 	if m := r.Model(); m != nil {
@@ -56,24 +58,6 @@ func (r *Runtime) sessionInfoText() string {
 		line("Thinking:", string(r.ThinkingLevel()))
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// thousands formats n with comma separators (1234567 -> 1,234,567).
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // NameCommand implements /name: with an argument it sets the session

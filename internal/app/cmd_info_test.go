@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/export"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 )
@@ -44,8 +45,8 @@ func TestSessionInfoText(t *testing.T) {
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4200: "-4,200"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		if got := export.Thousands(n); got != want {
+			t.Errorf("export.Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

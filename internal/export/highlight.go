@@ -79,36 +79,6 @@ func (h *highlighter) block(w byteStringWriter, code, lang, class string) {
 	w.WriteString("</code></pre>")
 }
 
-// syntaxRole maps a chroma token type to a theme role (as the TUI's
-// markdown renderer does).
-func syntaxRole(t chroma.TokenType) string {
-	switch {
-	case t.InCategory(chroma.Comment):
-		return "syntaxComment"
-	case t == chroma.KeywordType || t == chroma.NameClass || t == chroma.NameBuiltin:
-		return "syntaxType"
-	case t.InCategory(chroma.Keyword):
-		return "syntaxKeyword"
-	case t == chroma.NameFunction || t == chroma.NameFunctionMagic:
-		return "syntaxFunction"
-	case t.InSubCategory(chroma.NameVariable) || t == chroma.NameAttribute || t == chroma.NameTag:
-		return "syntaxVariable"
-	case t.InSubCategory(chroma.LiteralString):
-		return "syntaxString"
-	case t.InSubCategory(chroma.LiteralNumber):
-		return "syntaxNumber"
-	case t.InCategory(chroma.Operator):
-		return "syntaxOperator"
-	case t.InCategory(chroma.Punctuation):
-		return "syntaxPunctuation"
-	case t == chroma.GenericInserted:
-		return "toolDiffAdded"
-	case t == chroma.GenericDeleted:
-		return "toolDiffRemoved"
-	}
-	return ""
-}
-
 // syntaxCSS is the stylesheet for chroma's classes: one rule per theme role
 // listing every class that takes its colour.
 var syntaxCSS = sync.OnceValue(func() string {
@@ -117,7 +87,7 @@ var syntaxCSS = sync.OnceValue(func() string {
 		if class == "" {
 			continue
 		}
-		if role := syntaxRole(tt); role != "" {
+		if role := lexers.Role(tt); role != "" {
 			byRole[role] = append(byRole[role], ".chroma ."+class)
 		}
 	}

@@ -234,7 +234,7 @@ func (r *renderer) fragment(buf *bytes.Buffer, i int) {
 			return
 		}
 		r.open(buf, it, "compaction expandable")
-		fmt.Fprintf(buf, `<div class="compaction-label">[compaction]</div><div class="compaction-collapsed">Compacted from %s tokens (click to expand)</div><div class="compaction-content markdown">`, thousands(c.TokensBefore))
+		fmt.Fprintf(buf, `<div class="compaction-label">[compaction]</div><div class="compaction-collapsed">Compacted from %s tokens (click to expand)</div><div class="compaction-content markdown">`, Thousands(c.TokensBefore))
 		r.markdown(buf, c.Summary)
 		buf.WriteString("</div></div>")
 	case session.TypeBranchSummary:
@@ -312,7 +312,9 @@ func fmtTime(ts string) string {
 	return t.UTC().Format("2006-01-02 15:04:05")
 }
 
-func thousands(n int) string {
+// Thousands formats n with comma separators (1234567 -> 1,234,567), as
+// the page header and /session show counts.
+func Thousands(n int) string {
 	s := strconv.Itoa(n)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
@@ -427,7 +429,7 @@ func (r *renderer) message(buf *bytes.Buffer, it *item, m llm.Message) {
 		buf.WriteString("</div></div>")
 	case *llm.CompactionSummaryMessage:
 		r.open(buf, it, "compaction expandable")
-		fmt.Fprintf(buf, `<div class="compaction-label">[compaction]</div><div class="compaction-collapsed">Compacted from %s tokens (click to expand)</div><div class="compaction-content markdown">`, thousands(v.TokensBefore))
+		fmt.Fprintf(buf, `<div class="compaction-label">[compaction]</div><div class="compaction-collapsed">Compacted from %s tokens (click to expand)</div><div class="compaction-content markdown">`, Thousands(v.TokensBefore))
 		r.markdown(buf, v.Summary)
 		buf.WriteString("</div></div>")
 	default:

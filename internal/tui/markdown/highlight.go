@@ -12,35 +12,6 @@ import (
 // lexerFor finds a lexer by fence language or file name; nil if unknown.
 func lexerFor(lang string) chroma.Lexer { return lexers.For(lang) }
 
-// roleOf maps a chroma token type to a theme role.
-func roleOf(t chroma.TokenType) string {
-	switch {
-	case t.InCategory(chroma.Comment):
-		return "syntaxComment"
-	case t == chroma.KeywordType || t == chroma.NameClass || t == chroma.NameBuiltin:
-		return "syntaxType"
-	case t.InCategory(chroma.Keyword):
-		return "syntaxKeyword"
-	case t == chroma.NameFunction || t == chroma.NameFunctionMagic:
-		return "syntaxFunction"
-	case t.InSubCategory(chroma.NameVariable) || t == chroma.NameAttribute || t == chroma.NameTag:
-		return "syntaxVariable"
-	case t.InSubCategory(chroma.LiteralString):
-		return "syntaxString"
-	case t.InSubCategory(chroma.LiteralNumber):
-		return "syntaxNumber"
-	case t.InCategory(chroma.Operator):
-		return "syntaxOperator"
-	case t.InCategory(chroma.Punctuation):
-		return "syntaxPunctuation"
-	case t == chroma.GenericInserted:
-		return "toolDiffAdded"
-	case t == chroma.GenericDeleted:
-		return "toolDiffRemoved"
-	}
-	return ""
-}
-
 // maxHighlight bounds the code highlighted at once: chroma needs roughly
 // 3 ms per KB, and a finished block is drawn on the UI loop.
 const maxHighlight = 32 << 10
@@ -68,7 +39,7 @@ func Highlight(th *theme.Theme, code, lang string) []string {
 	var lines []string
 	var cur strings.Builder
 	for tok := it(); tok != chroma.EOF; tok = it() {
-		role := roleOf(tok.Type)
+		role := lexers.Role(tok.Type)
 		parts := strings.Split(tok.Value, "\n")
 		for i, p := range parts {
 			if i > 0 {
