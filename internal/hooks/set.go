@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync/atomic"
 
@@ -309,4 +310,25 @@ func (s *Set) RunStatus(ctx context.Context) (line, footer string) {
 		return false
 	}, nil)
 	return strings.Join(parts, " · "), footer
+}
+
+// Wire returns the callbacks a provider request carries (llm.Request's
+// OnPayload, OnHeaders, OnResponse) for the before_provider_request,
+// before_provider_headers and after_provider_response points; nil for a
+// point with no handler, so a request without hooks streams its body as
+// built.
+func (s *Set) Wire(ctx context.Context, model *llm.Model) (
+	onPayload func([]byte) ([]byte, error), onHeaders func(http.Header), onResponse func(int, http.Header)) {
+	if s.ProviderRequest.Has() {
+		onPayload = func(b []byte) ([]byte, error) { return s.RunProviderRequest(ctx, model, b), nil }
+	}
+	if s.ProviderHeaders.Has() {
+		onHeaders = func(h http.Header) { s.ProviderHeaders.Notify(ctx, &ProviderHeaders{Model: model, Headers: h}) }
+	}
+	if s.ProviderResponse.Has() {
+		onResponse = func(status int, h http.Header) {
+			s.ProviderResponse.Notify(ctx, &ProviderResponse{Model: model, Status: status, Headers: h})
+		}
+	}
+	return onPayload, onHeaders, onResponse
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -160,11 +161,17 @@ func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq fun
 		timer = time.AfterFunc(req.IdleTimeout, func() { cancel(errIdleHeaders) })
 	}
 	hr, err := newReq(rctx)
+	if err == nil {
+		err = applyRequestHooks(hr, req)
+	}
 	if err != nil {
 		cancel(nil)
 		return nil, &ProviderError{Kind: ErrInvalidRequest, Message: "build request: " + err.Error()}, a
 	}
 	resp, err = client.Do(hr)
+	if err == nil && req.OnResponse != nil {
+		req.OnResponse(resp.StatusCode, resp.Header)
+	}
 	if timer != nil {
 		timer.Stop()
 	}
@@ -208,4 +215,26 @@ func ReadEventsRaw(body io.Reader, fn func(event string, data []byte) bool) erro
 			return nil
 		}
 	}
+}
+
+// applyRequestHooks lets the runtime's hooks see and replace the payload
+// and mutate the headers. Only with a payload hook is the body read into
+// memory; otherwise it streams as the client built it.
+func applyRequestHooks(hr *http.Request, req *Request) error {
+	if req.OnPayload != nil && hr.Body != nil {
+		body, err := io.ReadAll(hr.Body)
+		hr.Body.Close()
+		if err != nil {
+			return fmt.Errorf("read payload: %w", err)
+		}
+		if body, err = req.OnPayload(body); err != nil {
+			return err
+		}
+		hr.Body = io.NopCloser(bytes.NewReader(body))
+		hr.ContentLength = int64(len(body))
+	}
+	if req.OnHeaders != nil {
+		req.OnHeaders(hr.Header)
+	}
+	return nil
 }

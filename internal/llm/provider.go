@@ -49,6 +49,13 @@ type Request struct {
 	// Sleep waits between provider-level retries; nil waits on a timer.
 	// Tests inject one to see the delays without waiting.
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	// Hooks on the wire (the runtime's before_provider_request,
+	// before_provider_headers and after_provider_response); nil = none.
+	// OnPayload gets the request body and returns the body to send.
+	OnPayload  func(body []byte) ([]byte, error)
+	OnHeaders  func(h http.Header)
+	OnResponse func(status int, h http.Header)
 }
 
 // HTTPClient carries provider requests. It is net/http's client, named
