@@ -7,6 +7,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 )
@@ -65,12 +66,16 @@ func (r *Runtime) compact(ctx context.Context, reason, instructions string, will
 	r.compacting = true
 	r.mu.Unlock()
 	defer func() { r.mu.Lock(); r.compacting = false; r.mu.Unlock() }()
+	if err := r.allow(&r.hooks.BeforeCompact, hooks.SessionReason(reason), ""); err != nil {
+		return nil, err
+	}
 
 	r.emit(agent.Event{Type: agent.CompactionStart, Reason: reason})
 	res, err := r.doCompact(ctx, reason, instructions)
 	switch {
 	case err == nil:
 		r.emit(agent.Event{Type: agent.CompactionEnd, Reason: reason, Result: res, WillRetry: willRetry})
+		r.hooks.SessionCompact.Notify(ctx, &hooks.SessionChange{Reason: hooks.SessionReason(reason), Session: r.Session(), File: r.Session().SessionFile()})
 	case errors.Is(err, context.Canceled):
 		r.emit(agent.Event{Type: agent.CompactionEnd, Reason: reason, Aborted: true})
 	default:

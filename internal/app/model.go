@@ -1,9 +1,11 @@
 package app
 
 import (
+	"context"
 	"errors"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -26,6 +28,7 @@ func (r *Runtime) SetModel(m *llm.Model) error {
 			want = llm.ThinkingMedium
 		}
 	}
+	prev := r.model
 	r.model = m
 	r.thinking = m.ClampThinkingLevel(want)
 	changed := r.thinking != old
@@ -35,12 +38,14 @@ func (r *Runtime) SetModel(m *llm.Model) error {
 		if _, err := r.Session().AppendModelChange(m.Provider, m.ID); err != nil {
 			return err
 		}
+		r.hooks.ModelSelect.Notify(context.Background(), &hooks.ModelSelect{Model: m, Previous: prev, Source: "set"})
 	}
 	if changed {
 		if _, err := r.Session().AppendThinkingLevelChange(string(level)); err != nil {
 			return err
 		}
 		r.emit(agent.Event{Type: agent.ThinkingLevelChanged, Level: string(level)})
+		r.hooks.ThinkingSelect.Notify(context.Background(), &hooks.ThinkingSelect{Level: level, Previous: old})
 	}
 	return nil
 }
@@ -52,6 +57,7 @@ func (r *Runtime) SetThinkingLevel(l llm.ThinkingLevel) error {
 		l = r.model.ClampThinkingLevel(l)
 	}
 	changed := l != r.thinking
+	prev := r.thinking
 	r.thinking = l
 	r.mu.Unlock()
 	if !changed {
@@ -61,6 +67,7 @@ func (r *Runtime) SetThinkingLevel(l llm.ThinkingLevel) error {
 		return err
 	}
 	r.emit(agent.Event{Type: agent.ThinkingLevelChanged, Level: string(l)})
+	r.hooks.ThinkingSelect.Notify(context.Background(), &hooks.ThinkingSelect{Level: l, Previous: prev})
 	return nil
 }
 

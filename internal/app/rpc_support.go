@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -11,9 +12,6 @@ import (
 // the caller can decide when the bashExecution message is stored. AbortBash
 // cancels it like a Bash call.
 func (r *Runtime) RunShell(ctx context.Context, command string, onChunk func(string)) (BashResult, error) {
-	if r.cfg.Shell == nil {
-		return BashResult{}, errors.New("bash: no shell configured")
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	r.bashCancel = cancel
@@ -36,4 +34,15 @@ func (r *Runtime) RecordBash(command string, res BashResult, exclude bool) error
 		Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, ExcludeFromContext: exclude, Timestamp: r.now()}
 	_, err := r.Session().AppendMessage(msg)
 	return err
+}
+
+// shell runs a user shell command, unless a user_bash handler answers it.
+func (r *Runtime) shell(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
+	if out, ok := r.hooks.RunUserBash(ctx, hooks.UserBash{Command: command, ExcludeFromContext: exclude, Cwd: r.cfg.Cwd}); ok {
+		return BashResult{Output: out.Output, ExitCode: out.ExitCode}, nil
+	}
+	if r.cfg.Shell == nil {
+		return BashResult{}, errors.New("bash: no shell configured")
+	}
+	return r.cfg.Shell(ctx, command, onChunk)
 }

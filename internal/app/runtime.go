@@ -122,6 +122,7 @@ type Runtime struct {
 	bashCancel  context.CancelFunc
 	lastPrompt  time.Time
 	hooks       *hooks.Set
+	runSystem   string // before_agent_start's system prompt for this run
 	cmds        *commands.Registry
 	res         resourceState // skills and prompt templates (resources.go)
 }
@@ -292,6 +293,10 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 	if err := r.syncSystem(); err != nil {
 		return err
 	}
+	if err := r.beforeAgentStart(ctx, text, images); err != nil {
+		return err
+	}
+	defer r.setRunSystemPrompt("")
 	msg := r.userMessage(text, images)
 	err := r.agent.Run(ctx, msg)
 	if errors.Is(err, agent.ErrBusy) {
@@ -458,6 +463,10 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 		IdleTimeout:     r.cfg.IdleTimeout,
 		HTTPClient:      r.cfg.HTTPClient,
 	}
+	req.OnPayload, req.OnHeaders, req.OnResponse = r.hooks.Wire(ctx, model)
+	if sys := r.runSystemPrompt(); sys != "" {
+		req.SystemPrompt = sys
+	}
 	return req, client, nil
 }
 
@@ -590,3 +599,44 @@ type requestError struct {
 
 func (e *requestError) Error() string { return e.err.Error() }
 func (e *requestError) Unwrap() error { return e.err }
+
+// beforeAgentStart runs the before_agent_start point: messages handlers
+// return are recorded before the prompt, and a replaced system prompt
+// holds for this run's requests.
+func (r *Runtime) beforeAgentStart(ctx context.Context, text string, images []llm.ImageContent) error {
+	if !r.hooks.BeforeAgentStart.Has() {
+		return nil
+	}
+	state := llm.ReplaySystem(r.ContextMessages())
+	current := state.Prompt()
+	msgs, sys := r.hooks.RunBeforeAgentStart(ctx, hooks.BeforeAgentStart{Prompt: text, Images: images, SystemPrompt: current})
+	for _, m := range msgs {
+		if _, err := r.Session().AppendMessage(m); err != nil {
+			return fmt.Errorf("before_agent_start: %w", err)
+		}
+	}
+	if sys != current {
+		r.setRunSystemPrompt(sys)
+	}
+	return nil
+}
+
+func (r *Runtime) setRunSystemPrompt(s string) { r.mu.Lock(); r.runSystem = s; r.mu.Unlock() }
+
+func (r *Runtime) runSystemPrompt() string { r.mu.Lock(); defer r.mu.Unlock(); return r.runSystem }
+
+// allow asks a session_before_* point; a cancel becomes the operation's
+// error, naming the handler's reason.
+func (r *Runtime) allow(p *hooks.Point[hooks.SessionChange, hooks.CancelResult], reason hooks.SessionReason, target string) error {
+	if !p.Has() {
+		return nil
+	}
+	res := hooks.RunCancel(context.Background(), p, hooks.SessionChange{Reason: reason, Session: r.Session(), File: r.Session().SessionFile(), TargetID: target})
+	if !res.Cancel {
+		return nil
+	}
+	if res.Reason == "" {
+		res.Reason = "cancelled by a " + p.Name() + " handler"
+	}
+	return fmt.Errorf("%s: %s", p.Name(), res.Reason)
+}

@@ -70,6 +70,9 @@ func (r *Runtime) NewSession(parent string) error {
 	if err := r.idle(); err != nil {
 		return err
 	}
+	if err := r.allow(&r.hooks.BeforeSwitch, hooks.ReasonNew, ""); err != nil {
+		return err
+	}
 	cur := r.Session()
 	var s *session.Manager
 	var err error
@@ -98,6 +101,9 @@ func (r *Runtime) recordModel() {
 // SwitchSession opens another session file.
 func (r *Runtime) SwitchSession(path string) error {
 	if err := r.idle(); err != nil {
+		return err
+	}
+	if err := r.allow(&r.hooks.BeforeSwitch, hooks.ReasonResume, ""); err != nil {
 		return err
 	}
 	s, err := session.Open(path, "")
@@ -150,6 +156,9 @@ func (r *Runtime) Fork(entryID string) (string, error) {
 	if err := r.idle(); err != nil {
 		return "", err
 	}
+	if err := r.allow(&r.hooks.BeforeFork, hooks.ReasonFork, entryID); err != nil {
+		return "", err
+	}
 	s := r.Session()
 	e := s.Entry(entryID)
 	if e == nil || e.Type != session.TypeMessage || e.Role() != llm.RoleUser {
@@ -176,6 +185,9 @@ func (r *Runtime) Clone() error {
 	if err := r.idle(); err != nil {
 		return err
 	}
+	if err := r.allow(&r.hooks.BeforeFork, hooks.ReasonFork, r.Session().LeafID()); err != nil {
+		return err
+	}
 	if _, err := r.Session().Clone(); err != nil {
 		return err
 	}
@@ -194,6 +206,9 @@ type NavigateResult struct {
 // is summarized into a branch_summary entry.
 func (r *Runtime) NavigateTree(ctx context.Context, targetID string, summarize bool, instructions string) (NavigateResult, error) {
 	if err := r.idle(); err != nil {
+		return NavigateResult{}, err
+	}
+	if err := r.allow(&r.hooks.BeforeTree, hooks.ReasonTree, targetID); err != nil {
 		return NavigateResult{}, err
 	}
 	s := r.Session()
@@ -307,9 +322,6 @@ func (r *Runtime) summarizeBranch(ctx context.Context, entries []*session.Entry,
 // result is stored as a bashExecution message that reaches the model with
 // the next prompt.
 func (r *Runtime) Bash(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
-	if r.cfg.Shell == nil {
-		return BashResult{}, errors.New("bash: no shell configured")
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	r.bashCancel = cancel
@@ -320,7 +332,7 @@ func (r *Runtime) Bash(ctx context.Context, command string, exclude bool, onChun
 		r.mu.Unlock()
 		cancel()
 	}()
-	res, err := r.cfg.Shell(ctx, command, onChunk)
+	res, err := r.shell(ctx, command, exclude, onChunk)
 	if err != nil {
 		return res, err
 	}

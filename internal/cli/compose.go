@@ -56,6 +56,8 @@ type launch struct {
 	model         *llm.Model
 	thinking      llm.ThinkingLevel
 	modelNotes    strings.Builder // model warnings the TUI shows itself
+	seam          *hooks.Set
+	cmds          *commands.Registry
 	resOpts       app.ResourceOptions
 	rt            *app.Runtime
 	mcp           *mcp.Manager // nil when MCP is off or not configured
@@ -98,7 +100,7 @@ func run(ctx context.Context, a *Args, env config.Env, stdin io.Reader, stdout, 
 
 // configure finds the agent dir and cwd, picks the mode, decides project
 // trust and loads settings (the project file only once trusted).
-func (l *launch) configure(context.Context) error {
+func (l *launch) configure(ctx context.Context) error {
 	var err error
 	if l.agentDir, err = l.env.AgentDir(); err != nil {
 		return err
@@ -118,6 +120,15 @@ func (l *launch) configure(context.Context) error {
 	trust := settings.DecideTrust(settings.TrustInput{Cwd: l.cwd, Flag: l.a.Approve, Store: settings.NewTrustStore(l.agentDir),
 		Default: userSettings.DefaultProjectTrust, Interactive: l.mode == modeTUI})
 	l.trusted = trust.Trusted
+	// project_trust: a handler (user and CLI extensions) may decide.
+	l.seam, l.cmds = hooks.New(), commands.New()
+	switch v := l.seam.RunTrust(ctx, hooks.Trust{Cwd: l.cwd}); v.Trusted {
+	case hooks.TrustYes:
+		l.trusted = true
+	case hooks.TrustNo:
+		l.trusted = false
+	}
+	trust.Trusted = l.trusted
 	st, diags := settings.Load(settings.LoadOptions{AgentDir: l.agentDir, Cwd: l.cwd, ProjectTrusted: trust.Trusted})
 	l.st = st
 	for _, d := range diags {
@@ -250,7 +261,7 @@ func (l *launch) chooseModel(ctx context.Context) error {
 // registry, then builds the runtime complete.
 func (l *launch) buildRuntime(ctx context.Context) error {
 	a, st := l.a, l.st
-	seam, cmds := hooks.New(), commands.New()
+	seam, cmds := l.seam, l.cmds
 	if core := harnessConfig(st, l.cwd); core != nil {
 		// Skills follow /reload, so the list is read from the runtime
 		// when a run asks.
@@ -308,6 +319,10 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	}
 	l.resOpts = app.ResourceOptions{Settings: st, Cwd: l.cwd, AgentDir: l.agentDir, ProjectTrusted: l.trusted,
 		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts}
+	// resources_discover: handlers add skill and prompt template paths.
+	extra := seam.RunResources(ctx, hooks.ResourcesDiscover{Cwd: l.cwd, Reason: "startup"})
+	l.resOpts.SkillPaths = append(l.resOpts.SkillPaths, extra.SkillPaths...)
+	l.resOpts.PromptPaths = append(l.resOpts.PromptPaths, extra.PromptPaths...)
 	cfg.Resources = app.LoadResources(l.resOpts)
 	// laya/auto: a virtual model in the registry the runtime sees, routed
 	// through the seam once the runtime exists.
