@@ -36,6 +36,7 @@ var layers = map[string]int{
 	"internal/rpcmode":                 50,
 	"internal/app":                     40,
 	"internal/layaauto":                45, // laya/auto on the runtime: imports app, registers on its seam
+	"internal/sessionshare":            45, // /export /import /copy /share on the runtime's registry
 	"internal/agent":                   30,
 	"internal/compaction":              30,
 	"internal/harness":                 30,
@@ -110,14 +111,14 @@ var external = []struct {
 	}, "network access only where design.md names it"},
 	{"os/exec", []string{
 		"internal/shell", "internal/tool", // the bash tool and user shell commands
-		"internal/harness", // git probe for change sizes
-		"internal/laya",    // docker runtime
-		"internal/models",  // !command credentials
-		"internal/session", // trash for deleted sessions
-		"internal/tui",     // clipboard tools, external editor
-		"internal/app",     // clipboard copy and gh for /share (runners of those commands)
-		"internal/mcp",     // stdio MCP servers
-		"internal/ext",     // the Node extension host, npm and git for packages
+		"internal/harness",      // git probe for change sizes
+		"internal/laya",         // docker runtime
+		"internal/models",       // !command credentials
+		"internal/session",      // trash for deleted sessions
+		"internal/tui",          // clipboard tools, external editor
+		"internal/sessionshare", // clipboard copy and gh for /share (runners of those commands)
+		"internal/mcp",          // stdio MCP servers
+		"internal/ext",          // the Node extension host, npm and git for packages
 		"cmd/", "bench/",
 	}, "processes start only in the shell, the tools and the named runners"},
 }
@@ -239,6 +240,7 @@ func TestExternalRules(t *testing.T) {
 		{"internal/session", "net/http/httputil", false},
 		{"internal/agent", "os/exec", false},
 		{"internal/tool/builtin", "os/exec", true},
+		{"internal/app", "os/exec", false}, // the core runs no process: features do
 		{"internal/agent", "net/url", true},
 		{"internal/textdiff", "github.com/aymanbagabas/go-udiff", true},
 	} {

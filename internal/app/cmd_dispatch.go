@@ -30,31 +30,6 @@ func (r *Runtime) registerCommands() error {
 		{Name: "name", Description: "Set or show the session name", Run: text(r.nameCommand)},
 		{Name: "changelog", Description: "Show what changed in this version",
 			Run: text(func(string) (string, error) { return changelog.Text(), nil })},
-		{Name: "export", Description: "Export the session to HTML or JSONL [path]", Run: text(func(arg string) (string, error) {
-			p, err := r.exportSession(arg)
-			if err != nil {
-				return "", err
-			}
-			return "Session exported to: " + p, nil
-		})},
-		{Name: "import", Description: "Import and resume a session JSONL file", Run: func(_ context.Context, arg string) (commands.Output, error) {
-			res, err := r.importSession(arg)
-			if err != nil {
-				return commands.Output{}, err
-			}
-			return commands.Output{Text: res.Text(), SessionReplaced: true}, nil
-		}},
-		{Name: "copy", Description: "Copy the last answer", Run: func(ctx context.Context, _ string) (commands.Output, error) {
-			res, err := r.copyLastAssistant(ctx)
-			if err != nil {
-				return commands.Output{}, err
-			}
-			return commands.Output{Text: res.Message(), Terminal: res.OSC52}, nil
-		}},
-		{Name: "share", Description: "Share the session as a secret gist", Run: func(ctx context.Context, _ string) (commands.Output, error) {
-			res, err := r.share(ctx)
-			return commands.Output{Text: res.Text()}, err
-		}},
 		{Name: "bug", Description: "Write a bug report zip [description]", Run: func(ctx context.Context, arg string) (commands.Output, error) {
 			res, err := r.BugReport(ctx, BugOptions{Description: arg, Transcript: BugTranscriptOmit})
 			if err != nil {

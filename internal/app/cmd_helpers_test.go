@@ -131,10 +131,6 @@ func (e *cmdEnv) seed(t *testing.T) {
 		StopReason: llm.StopError, ErrorMessage: "529 overloaded_error: Overloaded", Timestamp: 6}))
 }
 
-// fakeCommand writes an executable shell script name into dir.
-func fakeCommand(t *testing.T, dir, name, script string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+func userText(s string) llm.Message {
+	return &llm.UserMessage{Content: llm.StringContent(s), Timestamp: 1}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/relay-agent/relay/internal/printmode"
 	"github.com/relay-agent/relay/internal/rpcmode"
 	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/sessionshare"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool/builtin"
 	"github.com/relay-agent/relay/internal/tui"
@@ -335,6 +336,9 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	}
 	l.rt, l.sess = rt, nil
 	if err := drv.Attach(rt); err != nil {
+		return err
+	}
+	if err := sessionshare.Register(rt, sessionshare.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env}); err != nil {
 		return err
 	}
 	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)

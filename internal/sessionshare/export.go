@@ -1,4 +1,4 @@
-package app
+package sessionshare
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/export"
 	"github.com/relay-agent/relay/internal/fsx"
@@ -19,7 +20,7 @@ import (
 
 // resolvePath makes a user-supplied path absolute: ~ is the home
 // directory, relative paths start at the runtime's cwd.
-func (r *Runtime) resolvePath(p string) string {
+func (r *Feature) resolvePath(p string) string {
 	p = strings.TrimSpace(p)
 	if p == "" {
 		return ""
@@ -28,7 +29,7 @@ func (r *Runtime) resolvePath(p string) string {
 		p = e
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.cfg.Cwd, p)
+		p = filepath.Join(r.o.Cwd, p)
 	}
 	return filepath.Clean(p)
 }
@@ -37,17 +38,17 @@ func (r *Runtime) resolvePath(p string) string {
 // self-contained HTML page, or the raw records when path ends in .jsonl.
 // Without a path it writes relay-session-<id>.html in the cwd. It returns
 // the absolute path written.
-func (r *Runtime) exportSession(path string) (string, error) {
+func (r *Feature) exportSession(path string) (string, error) {
 	out := r.resolvePath(path)
 	if out == "" {
-		out = filepath.Join(r.cfg.Cwd, "relay-session-"+r.Session().SessionID()+".html")
+		out = filepath.Join(r.o.Cwd, "relay-session-"+r.rt.Session().SessionID()+".html")
 	}
 	if dir := filepath.Dir(out); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", fmt.Errorf("export: %w", err)
 		}
 	}
-	p, err := export.SessionWith(r.Session(), out, r.exportOptions())
+	p, err := export.SessionWith(r.rt.Session(), out, r.exportOptions())
 	if err != nil {
 		return "", fmt.Errorf("export session: %w", err)
 	}
@@ -57,15 +58,15 @@ func (r *Runtime) exportSession(path string) (string, error) {
 // exportOptions colours /export and /share pages with the `theme` setting
 // (global settings and the agent's theme files), as the TUI draws; without
 // an agent directory the page uses the built-in pair.
-func (r *Runtime) exportOptions() export.Options {
-	if r.cfg.AgentDir == "" {
+func (r *Feature) exportOptions() export.Options {
+	if r.o.AgentDir == "" {
 		return export.Options{}
 	}
-	st, _ := settings.Load(settings.LoadOptions{AgentDir: r.cfg.AgentDir})
+	st, _ := settings.Load(settings.LoadOptions{AgentDir: r.o.AgentDir})
 	if st == nil || st.Theme == "" {
 		return export.Options{}
 	}
-	themes, _ := theme.LoadDir(filepath.Join(r.cfg.AgentDir, "themes"))
+	themes, _ := theme.LoadDir(filepath.Join(r.o.AgentDir, "themes"))
 	return export.ThemeOptions(st.Theme, themes)
 }
 
@@ -94,13 +95,13 @@ func (i ImportResult) Text() string {
 // file with the session reader, copies it into the session directory of
 // this cwd (keeping its file name) and switches to it. A different file of
 // the same name already there is never overwritten.
-func (r *Runtime) importSession(path string) (ImportResult, error) {
+func (r *Feature) importSession(path string) (ImportResult, error) {
 	src := r.resolvePath(path)
 	if src == "" {
 		return ImportResult{}, errors.New("usage: /import <path to a session .jsonl file>")
 	}
-	if err := r.idle(); err != nil {
-		return ImportResult{}, err
+	if st := r.rt.State(); st.IsStreaming || st.IsCompacting {
+		return ImportResult{}, app.ErrBusy
 	}
 	st, err := os.Stat(src)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -142,25 +143,25 @@ func (r *Runtime) importSession(path string) (ImportResult, error) {
 			return ImportResult{}, fmt.Errorf("import: %w", err)
 		}
 	}
-	if cur := r.Session(); cur.IsPersisted() && samePath(cur.SessionFile(), dst) {
+	if cur := r.rt.Session(); cur.IsPersisted() && samePath(cur.SessionFile(), dst) {
 		res.Path = cur.SessionFile()
 		return res, nil // already the open session
 	}
-	if err := r.SwitchSession(dst); err != nil {
+	if err := r.rt.SwitchSession(dst); err != nil {
 		return ImportResult{}, fmt.Errorf("import: open %s: %w", dst, err)
 	}
-	res.Path = r.Session().SessionFile()
+	res.Path = r.rt.Session().SessionFile()
 	return res, nil
 }
 
 // sessionDir is where this runtime's sessions live: the open session's
 // directory, or the default one of the cwd for an in-memory session.
-func (r *Runtime) sessionDir() string {
-	s := r.Session()
+func (r *Feature) sessionDir() string {
+	s := r.rt.Session()
 	if s.IsPersisted() && s.SessionDir() != "" {
 		return s.SessionDir()
 	}
-	return session.DefaultDir(r.cfg.AgentDir, r.cfg.Cwd)
+	return session.DefaultDir(r.o.AgentDir, r.o.Cwd)
 }
 
 func samePath(a, b string) bool {

@@ -1,4 +1,4 @@
-package app
+package sessionshare
 
 import (
 	"context"
@@ -37,12 +37,12 @@ func TestShare(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("shell-script fake gh")
 	}
-	e := newCmdRuntime(t)
+	e := newEnv(t)
 	e.seed(t)
 	ctx := context.Background()
 
 	t.Setenv("PATH", t.TempDir())
-	if _, err := e.rt.share(ctx); !errors.Is(err, ErrGHMissing) {
+	if _, err := e.f.share(ctx); !errors.Is(err, ErrGHMissing) {
 		t.Fatalf("without gh: %v", err)
 	}
 
@@ -50,15 +50,15 @@ func TestShare(t *testing.T) {
 	fakeCommand(t, bin, "gh", ghScript(bin))
 	t.Setenv("PATH", bin)
 	t.Setenv("RELAY_SHARE_VIEWER_URL", "")
-	e.rt.cfg.Env = config.ReadEnv()
+	e.f.o.Env = config.ReadEnv()
 
 	os.WriteFile(filepath.Join(bin, "logged-out"), nil, 0o644)
-	if _, err := e.rt.share(ctx); !errors.Is(err, ErrGHNotLoggedIn) {
+	if _, err := e.f.share(ctx); !errors.Is(err, ErrGHNotLoggedIn) {
 		t.Fatalf("logged out: %v", err)
 	}
 	os.Remove(filepath.Join(bin, "logged-out"))
 
-	res, err := e.rt.share(ctx)
+	res, err := e.f.share(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +80,8 @@ func TestShare(t *testing.T) {
 	}
 
 	t.Setenv("RELAY_SHARE_VIEWER_URL", "https://viewer.example/session/")
-	e.rt.cfg.Env = config.ReadEnv()
-	res, err = e.rt.share(ctx)
+	e.f.o.Env = config.ReadEnv()
+	res, err = e.f.share(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestShare(t *testing.T) {
 	}
 
 	os.WriteFile(filepath.Join(bin, "gist-fails"), nil, 0o644)
-	if _, err := e.rt.share(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 422: Validation Failed") {
+	if _, err := e.f.share(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 422: Validation Failed") {
 		t.Errorf("failing gist: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package sessionshare
 
 import (
 	"context"
@@ -44,8 +44,8 @@ var ErrNothingToCopy = errors.New("No agent messages to copy yet.")
 
 // LastAssistantText is the text of the newest assistant message on the
 // branch that has any (errors and pure tool-call turns are skipped).
-func (r *Runtime) lastAssistantText() string {
-	msgs := r.ContextMessages()
+func (r *Feature) lastAssistantText() string {
+	msgs := r.rt.ContextMessages()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		a, ok := msgs[i].(*llm.AssistantMessage)
 		if !ok {
@@ -67,13 +67,13 @@ func (r *Runtime) lastAssistantText() string {
 // CopyLastAssistant implements /copy: the last assistant text goes to the
 // system clipboard command when one is present, and comes back as an OSC 52
 // sequence for the TUI to write.
-func (r *Runtime) copyLastAssistant(ctx context.Context) (CopyResult, error) {
+func (r *Feature) copyLastAssistant(ctx context.Context) (CopyResult, error) {
 	text := r.lastAssistantText()
 	if text == "" {
 		return CopyResult{}, ErrNothingToCopy
 	}
-	res := CopyResult{Text: text, OSC52: OSC52(text, r.cfg.Env.Terminal.Tmux)}
-	if name, args := clipboardCommand(r.cfg.Env.Get, exec.LookPath); name != "" {
+	res := CopyResult{Text: text, OSC52: OSC52(text, r.o.Env.Terminal.Tmux)}
+	if name, args := clipboardCommand(r.o.Env.Get, exec.LookPath); name != "" {
 		res.Tool = filepath.Base(name)
 		res.ToolErr = runClipboard(ctx, name, args, text)
 	}

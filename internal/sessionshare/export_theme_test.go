@@ -1,4 +1,4 @@
-package app
+package sessionshare
 
 import (
 	"os"
@@ -13,9 +13,9 @@ import (
 // export block, or the built-in pair (following the reader's colour
 // scheme) when no theme is set.
 func TestExportUsesThemeSetting(t *testing.T) {
-	e := newCmdRuntime(t)
+	e := newEnv(t)
 	e.seed(t)
-	p, err := e.rt.exportSession("plain.html")
+	p, err := e.f.exportSession("plain.html")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestExportUsesThemeSetting(t *testing.T) {
 	os.MkdirAll(filepath.Join(e.agentDir, "themes"), 0o755)
 	os.WriteFile(filepath.Join(e.agentDir, "themes", "mine.json"), []byte(custom), 0o644)
 	os.WriteFile(filepath.Join(e.agentDir, "settings.json"), []byte(`{"theme":"mine"}`), 0o644)
-	p, err = e.rt.exportSession("themed.html")
+	p, err = e.f.exportSession("themed.html")
 	if err != nil {
 		t.Fatal(err)
 	}
