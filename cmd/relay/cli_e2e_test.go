@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -244,8 +245,11 @@ func TestCLIHelpListsEveryFlag(t *testing.T) {
 // SIGTERM and SIGHUP end a print or JSON run with 143 / 129 and take the
 // running bash command with them.
 func TestCLISignalExitCodes(t *testing.T) {
+	// A duration of this run's own, so test runs sharing the machine never
+	// see each other's sleep.
+	dur := fmt.Sprintf("31.%d", 100+os.Getpid()%900)
 	e := newEnv(t, &llmtest.Script{Rules: []llmtest.Rule{{When: llmtest.Match{Contains: "SLEEPTOOL"},
-		Response: llmtest.Response{ToolCalls: []llmtest.Block{tc("bash", `{"command":"sleep 31.7; echo done"}`)}}}}}, nil)
+		Response: llmtest.Response{ToolCalls: []llmtest.Block{tc("bash", `{"command":"sleep `+dur+`; echo done"}`)}}}}}, nil)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		mode []string
@@ -257,7 +261,7 @@ func TestCLISignalExitCodes(t *testing.T) {
 		}
 		// Signal once the bash child runs.
 		deadline := time.Now().Add(10 * time.Second)
-		for !sleepRunning() {
+		for !sleepRunning(dur) {
 			if time.Now().After(deadline) {
 				c.Process.Kill()
 				t.Fatal("the bash tool never started")
@@ -273,18 +277,18 @@ func TestCLISignalExitCodes(t *testing.T) {
 		if code != tc.want {
 			t.Errorf("%v %v: exit %d, want %d", tc.mode, tc.sig, code, tc.want)
 		}
-		if sleepRunning() {
+		if sleepRunning(dur) {
 			t.Errorf("%v: bash child still running", tc.sig)
 		}
 	}
 }
 
-// sleepRunning reports whether the test's "sleep 31.7" is alive.
-func sleepRunning() bool {
+// sleepRunning reports whether the test's "sleep <dur>" is alive.
+func sleepRunning(dur string) bool {
 	entries, _ := os.ReadDir("/proc")
 	for _, ent := range entries {
 		b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
-		if err == nil && string(b) == "sleep\x0031.7\x00" {
+		if err == nil && string(b) == "sleep\x00"+dur+"\x00" {
 			st, _ := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
 			// A zombie ("Z") is already dead.
 			if _, rest, ok := strings.Cut(string(st), ") "); ok && !strings.HasPrefix(rest, "Z") {
