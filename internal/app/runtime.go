@@ -528,7 +528,7 @@ func (r *Runtime) executeTool(ctx context.Context, call *llm.ToolCall, update fu
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res := t.Execute(ctx, args, func(p tool.Result) { update(toOutcome(p)) })
+	res := t.Execute(tool.WithCallID(ctx, call.ID), args, func(p tool.Result) { update(toOutcome(p)) })
 	return toOutcome(res)
 }
 
