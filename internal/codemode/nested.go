@@ -1,0 +1,235 @@
+package codemode
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relay-agent/relay/internal/hooks"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tool"
+)
+
+// callNested runs one script tool call the way the runtime runs a direct
+// one: the tool_call hooks may block it or change its input, the tool
+// executes, the tool_result hooks may change its result.
+func (t *Tool) callNested(ctx context.Context, rec *recorder, x tool.Tool, name string, args json.RawMessage) (json.RawMessage, error) {
+	i, id := rec.start(name, args)
+	start := time.Now()
+	call := &llm.ToolCall{ID: id, Name: name, Arguments: args}
+	if h := t.cfg.Hooks; h != nil && h.ToolCall.Has() {
+		if res := h.RunToolCall(ctx, hooks.ToolCall{Call: call, ParentToolCallID: rec.parent}); res.Block {
+			reason := res.Reason
+			if reason == "" {
+				reason = "Tool call blocked"
+			}
+			rec.finish(i, "blocked", reason, time.Since(start))
+			return nil, errors.New(reason)
+		}
+	}
+	r := x.Execute(tool.WithCallID(ctx, id), call.Arguments, nil)
+	msg := &llm.ToolResultMessage{ToolCallID: id, ToolName: name, Content: r.Content, IsError: r.IsError, Timestamp: t.cfg.Now().UnixMilli()}
+	if r.Details != nil {
+		if b, err := json.Marshal(r.Details); err == nil && string(b) != "null" {
+			msg.Details = b
+		}
+	}
+	if h := t.cfg.Hooks; h != nil && h.ToolResult.Has() {
+		h.ToolResult.Notify(ctx, &hooks.ToolResult{Call: call, Result: msg})
+	}
+	wall := time.Since(start)
+	text := textOf(msg.Content)
+	status := "ok"
+	if msg.IsError {
+		status = "error"
+		if ctx.Err() != nil {
+			status = "cancelled"
+		}
+	}
+	if name == "bash" {
+		if v, ok := bashValue(text, msg, wall); ok {
+			rec.finish(i, status, errIf(msg.IsError, text), wall)
+			return v, nil
+		}
+	}
+	if msg.IsError {
+		if text == "" {
+			text = fmt.Sprintf("Tool %q failed", name)
+		}
+		rec.finish(i, status, text, wall)
+		return nil, errors.New(text)
+	}
+	rec.finish(i, status, "", wall)
+	return json.Marshal(text)
+}
+
+func errIf(b bool, s string) string {
+	if b {
+		return s
+	}
+	return ""
+}
+
+func textOf(bs llm.Blocks) string {
+	var parts []string
+	for _, b := range bs {
+		if tc, ok := b.(*llm.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+var exitStatus = regexp.MustCompile(`(?:\n\n|^)Command exited with code (-?\d+)$`)
+
+// bashValue is bash's structured result. A non-zero exit resolves too
+// (scripts read exit_code); a timeout, abort or a command that could not
+// start rejects.
+func bashValue(text string, msg *llm.ToolResultMessage, wall time.Duration) (json.RawMessage, bool) {
+	code := 0
+	if msg.IsError {
+		m := exitStatus.FindStringSubmatchIndex(text)
+		if m == nil {
+			return nil, false
+		}
+		code, _ = strconv.Atoi(text[m[2]:m[3]])
+		text = text[:m[0]]
+	}
+	if text == "(no output)" {
+		text = ""
+	}
+	var d struct {
+		Truncation *struct {
+			Truncated bool `json:"truncated"`
+		} `json:"truncation"`
+		FullOutputPath string `json:"fullOutputPath"`
+	}
+	if len(msg.Details) > 0 {
+		_ = json.Unmarshal(msg.Details, &d)
+	}
+	v := map[string]any{
+		"output":            text,
+		"truncated":         d.Truncation != nil && d.Truncation.Truncated,
+		"exit_code":         code,
+		"wall_time_seconds": float64(wall.Milliseconds()) / 1000,
+	}
+	if d.FullOutputPath != "" {
+		v["full_output_path"] = d.FullOutputPath
+	}
+	b, err := json.Marshal(v)
+	return b, err == nil
+}
+
+func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+func sortNamespaces(order []string) {
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i] == "" || order[j] == "" {
+			return order[i] == ""
+		}
+		return order[i] < order[j]
+	})
+}
+
+func sortEntries[E any](es []E, less func(a, b E) bool) {
+	sort.SliceStable(es, func(i, j int) bool { return less(es[i], es[j]) })
+}
+
+// schemaType renders a JSON Schema as a TypeScript type, bounded in depth.
+func schemaType(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return "Record<string, unknown>"
+	}
+	return tsType(v, 0)
+}
+
+func tsType(v any, depth int) string {
+	m, ok := v.(map[string]any)
+	if !ok || depth > 4 {
+		return "unknown"
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
+		var parts []string
+		for _, x := range e {
+			b, _ := json.Marshal(x)
+			parts = append(parts, string(b))
+		}
+		return strings.Join(parts, " | ")
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if alts, ok := m[k].([]any); ok && len(alts) > 0 {
+			var parts []string
+			for _, a := range alts {
+				parts = append(parts, tsType(a, depth+1))
+			}
+			return strings.Join(parts, " | ")
+		}
+	}
+	typ, _ := m["type"].(string)
+	switch typ {
+	case "string":
+		return "string"
+	case "number", "integer":
+		return "number"
+	case "boolean":
+		return "boolean"
+	case "null":
+		return "null"
+	case "array":
+		return "Array<" + tsType(m["items"], depth+1) + ">"
+	}
+	props, _ := m["properties"].(map[string]any)
+	if typ != "object" && props == nil {
+		return "unknown"
+	}
+	if len(props) == 0 {
+		return "Record<string, unknown>"
+	}
+	req := map[string]bool{}
+	if r, ok := m["required"].([]any); ok {
+		for _, x := range r {
+			if s, ok := x.(string); ok {
+				req[s] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var sb strings.Builder
+	sb.WriteString("{ ")
+	for _, k := range names {
+		p := props[k]
+		key := k
+		if Identifier(k) != k {
+			key = strconv.Quote(k)
+		}
+		opt := "?"
+		if req[k] {
+			opt = ""
+		}
+		if pm, ok := p.(map[string]any); ok {
+			if d, ok := pm["description"].(string); ok && d != "" && depth < 2 {
+				sb.WriteString("/** " + strings.ReplaceAll(firstLine(d), "*/", "*\\/") + " */ ")
+			}
+		}
+		fmt.Fprintf(&sb, "%s%s: %s; ", key, opt, tsType(p, depth+1))
+	}
+	sb.WriteString("}")
+	return sb.String()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
