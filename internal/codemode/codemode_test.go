@@ -160,7 +160,7 @@ func TestResultTexts(t *testing.T) {
 	f := newFixture(t)
 	for _, c := range []struct {
 		name, src, want string
-		isErr        bool
+		isErr           bool
 	}{
 		{"no output", `;`, "Script completed\nWall time X seconds\nOutput:\n", false},
 		{"text and console", `text("a"); console.log("b", 1, {x: 2}); console.error([1]); text({k: "v"})`,
