@@ -48,7 +48,7 @@ var layers = map[string]int{
 	"internal/tool/builtin":            20,
 	"internal/mcp":                     30,
 	"internal/codemode":                30,
-	"internal/toolsearch":              30,
+	"internal/toolsearch":              25, // codemode (30) ranks with its index
 	"internal/ext":                     30,
 	"internal/auth":                    20,
 	"internal/settings":                20,

@@ -285,6 +285,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	for _, w := range toolWarns {
 		fmt.Fprintln(l.stderr, "Warning:", w)
 	}
+	active = addScriptTools(tools, active, st, seam, func() *app.Runtime { return l.rt })
 	cfg := app.Config{
 		Env: l.env, Cwd: l.cwd, AgentDir: l.agentDir, Session: l.sess, Models: l.src, Model: l.model, Thinking: l.thinking,
 		DefaultThinking: st.DefaultThinkingLevel, ScopedModels: l.scoped,

@@ -2,12 +2,17 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/codemode"
+	"github.com/relay-agent/relay/internal/hooks"
+	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
 	"github.com/relay-agent/relay/internal/tool/builtin"
+	"github.com/relay-agent/relay/internal/toolsearch"
 )
 
 // buildTools registers the built-in tools and selects the active ones:
@@ -43,7 +48,8 @@ func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runti
 		}
 		return out
 	}
-	valid, warns := selectTools(a, st.DefaultTools, builtin.Names())
+	known := append(builtin.Names(), codemode.Name, toolsearch.Name)
+	valid, warns := selectTools(a, st.DefaultTools, known)
 	reg, _ := tool.NewRegistry()
 	if len(valid) == 0 {
 		return reg, nil, warns
@@ -54,6 +60,65 @@ func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runti
 		}
 	}
 	return reg, valid, warns
+}
+
+// addScriptTools registers the built-in extensions' tools, codemode and
+// tool_search (inactive unless selected), and returns the tools to
+// declare to the model. codemode.mode "only" hides the active direct
+// tools, which scripts still call; "on" keeps them declared with a note on
+// calling them from scripts.
+func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, seam *hooks.Set, rt func() *app.Runtime) []string {
+	if len(active) == 0 {
+		// Nothing is declared (-nt, defaultTools: []): see buildTools.
+		return active
+	}
+	selected := append([]string(nil), active...)
+	codemodeOn := slices.Contains(active, codemode.Name)
+	only := codemodeOn && st.Codemode.Mode == "only"
+	cfg := codemode.Config{Tools: reg, Hooks: seam,
+		Mode:         func() string { return st.Codemode.Mode },
+		InlineBudget: func() int { return st.Codemode.InlineBudget },
+		Session: func() *session.Manager {
+			if r := rt(); r != nil {
+				return r.Session()
+			}
+			return nil
+		},
+		Active: func() []string {
+			if r := rt(); r != nil {
+				if only {
+					return append(r.ActiveTools(), selected...)
+				}
+				return r.ActiveTools()
+			}
+			return selected
+		},
+	}
+	if codemodeOn && !only {
+		for _, n := range active {
+			if t, ok := reg.Get(n); ok && tool.ExposureOf(t) == tool.ExposeDirect {
+				reg.Replace(codemode.Annotate(t))
+			}
+		}
+	}
+	_ = reg.Add(codemode.New(cfg))
+	_ = reg.Add(toolsearch.New(reg, func() toolsearch.Loadout {
+		if r := rt(); r != nil {
+			return r
+		}
+		return nil
+	}))
+	if !only {
+		return active
+	}
+	var declared []string
+	for _, n := range active {
+		t, ok := reg.Get(n)
+		if n == codemode.Name || n == toolsearch.Name || (ok && tool.ExposureOf(t) != tool.ExposeDirect) {
+			declared = append(declared, n)
+		}
+	}
+	return declared
 }
 
 // selectTools applies the tool flags to the settings' defaultTools and keeps

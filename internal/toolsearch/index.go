@@ -13,7 +13,6 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
@@ -38,11 +37,6 @@ type Doc struct {
 func DocOf(t tool.Tool) Doc {
 	s := t.Spec()
 	return Doc{Name: s.Name, Namespace: tool.NamespaceOf(t), Description: s.Description, Schema: s.Parameters}
-}
-
-// DocOfSpec returns the document of a spec with an optional namespace.
-func DocOfSpec(s llm.ToolSpec, namespace string) Doc {
-	return Doc{Name: s.Name, Namespace: namespace, Description: s.Description, Schema: s.Parameters}
 }
 
 type posting struct {

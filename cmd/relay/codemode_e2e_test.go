@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/llm/llmtest"
+)
+
+// declaredTools lists the tool names a request declared to the model.
+func declaredTools(t *testing.T, raw []byte) []string {
+	t.Helper()
+	var body struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	var out []string
+	for _, x := range body.Tools {
+		out = append(out, x.Name)
+	}
+	return out
+}
+
+// The model calls codemode; the script calls read and bash, which are
+// real tool calls: the harness gate (on by default) refuses the
+// destructive one inside the script.
+func TestCodemodeCallsBuiltinTools(t *testing.T) {
+	script := `const src = await tools.read({path: "notes.txt"});
+text("notes: " + src.trim());
+const r = await tools.bash({command: "echo from-bash; exit 2"});
+text("bash: " + r.output.trim() + " exit " + r.exit_code);
+try { await tools.bash({command: "rm -rf build"}); } catch (e) { text("refused: " + e.message.split("\n")[0]); }
+store("seen", 1);
+return "done";`
+	args, _ := json.Marshal(map[string]string{"code": script})
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{
+		{ToolCalls: []llmtest.Block{tc("codemode", string(args))}},
+		{Text: "Finished."},
+	}}, map[string]any{"defaultTools": []string{"+codemode"}})
+	os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("alpha beta\n"), 0o644)
+	os.MkdirAll(filepath.Join(e.cwd, "build"), 0o755)
+	out, errOut, code := e.run("--mode", "json", model, "use a script")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.cwd, "build")); err != nil {
+		t.Fatal("the nested rm -rf ran")
+	}
+	reqs := e.fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests; stderr %s", len(reqs), errOut)
+	}
+	if d := declaredTools(t, reqs[0].Raw); !slices.Contains(d, "codemode") || !slices.Contains(d, "read") {
+		t.Errorf("declared %v, want codemode next to the default tools", d)
+	}
+	var second struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(reqs[1].Raw, &second)
+	last := string(second.Messages[len(second.Messages)-1].Content)
+	for _, want := range []string{`Script completed\nWall time `, `notes: alpha beta`, `bash: from-bash exit 2`, `refused: `, `done`} {
+		if !strings.Contains(last, want) {
+			t.Errorf("codemode result sent back lacks %q:\n%s", want, last)
+		}
+	}
+	if !strings.Contains(out, `"toolName":"codemode"`) {
+		t.Errorf("no codemode events in the JSON stream")
+	}
+	sess, _ := os.ReadFile(e.sessionFiles()[0])
+	if !strings.Contains(string(sess), `"customType":"codemode-store"`) {
+		t.Errorf("store() not persisted as a codemode-store entry")
+	}
+	e.checkSessions()
+}
+
+// codemode.mode "only" declares codemode alone; scripts still reach the
+// selected built-in tools.
+func TestCodemodeOnlyMode(t *testing.T) {
+	args, _ := json.Marshal(map[string]string{"code": `return (await tools.ls({})).includes("notes.txt") ? "listed" : "missing"`})
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{
+		{ToolCalls: []llmtest.Block{tc("codemode", string(args))}},
+		{Text: "ok"},
+	}}, map[string]any{"defaultTools": []string{"read", "ls", "codemode"}, "codemode": map[string]any{"mode": "only"}})
+	os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("x"), 0o644)
+	_, errOut, code := e.run("-p", model, "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs := e.fake.Requests()
+	if d := declaredTools(t, reqs[0].Raw); !slices.Equal(d, []string{"codemode"}) {
+		t.Errorf("declared %v, want only codemode", d)
+	}
+	if !strings.Contains(string(reqs[1].Raw), "listed") {
+		t.Errorf("script result: %s", reqs[1].Raw)
+	}
+}
