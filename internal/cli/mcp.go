@@ -111,7 +111,8 @@ func (h *mcpHost) SetMCPTools(ts []mcp.Exposed) {
 	var order []string
 	for _, e := range ts {
 		n := e.Tool.Spec().Name
-		h.reg.Replace(e.Tool)
+		// Codemode and tool_search read the exposure from the tool.
+		h.reg.Replace(tool.WithExposure(e.Tool, e.Exposure))
 		names[n] = true
 		if e.Exposure == mcp.ExposureDirect {
 			direct[n] = true

@@ -14,10 +14,14 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/relay-agent/relay/internal/tool"
 )
 
-// Exposure says how a server's tools reach the model.
-type Exposure string
+// Exposure says how a server's tools reach the model. It is the tool
+// package's type, so codemode and tool_search read an MCP tool's exposure
+// like any other tool's (tool.ExposureOf).
+type Exposure = tool.Exposure
 
 const (
 	// ExposureCodemode tools are callable from codemode scripts only (the default).

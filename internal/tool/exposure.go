@@ -51,6 +51,23 @@ func NamespaceOf(t Tool) string {
 	return ""
 }
 
+// WithExposure returns t reporting exposure x (and t's namespace), for
+// tools that do not say themselves.
+func WithExposure(t Tool, x Exposure) Tool {
+	if ExposureOf(t) == x {
+		return t
+	}
+	return exposedTool{Tool: t, x: x}
+}
+
+type exposedTool struct {
+	Tool
+	x Exposure
+}
+
+func (e exposedTool) Exposure() Exposure { return e.x }
+func (e exposedTool) Namespace() string  { return NamespaceOf(e.Tool) }
+
 type callIDKey struct{}
 
 // WithCallID returns ctx carrying the id of the tool call being executed,

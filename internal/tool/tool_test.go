@@ -114,3 +114,21 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		t.Fatalf("names = %v", names)
 	}
 }
+
+func TestWithExposure(t *testing.T) {
+	base := Tool(fake{name: "x"})
+	if ExposureOf(base) != ExposeDirect {
+		t.Fatalf("default exposure %q", ExposureOf(base))
+	}
+	if WithExposure(base, ExposeDirect) != base {
+		t.Error("a tool already reporting the exposure must not be wrapped")
+	}
+	w := WithExposure(base, ExposeDeferred)
+	if ExposureOf(w) != ExposeDeferred || w.Spec().Name != "x" {
+		t.Errorf("wrapped: %q %q", ExposureOf(w), w.Spec().Name)
+	}
+	ctx := WithCallID(context.Background(), "call_7")
+	if CallID(ctx) != "call_7" || CallID(context.Background()) != "" {
+		t.Error("call id round trip")
+	}
+}
