@@ -66,17 +66,21 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 }
 
 // Add appends t; a second tool with the same name is an error.
+//
+// Spec is called outside the lock, here and in Replace and Specs: a tool
+// may read the registry to describe itself (codemode lists the tools its
+// scripts can call).
 func (r *Registry) Add(t Tool) error {
+	name := t.Spec().Name
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.add(t)
+	return r.add(t, name)
 }
 
-func (r *Registry) add(t Tool) error {
+func (r *Registry) add(t Tool, name string) error {
 	if r.tools == nil {
 		r.tools = map[string]Tool{}
 	}
-	name := t.Spec().Name
 	if name == "" {
 		return fmt.Errorf("add tool: empty name")
 	}
@@ -90,14 +94,14 @@ func (r *Registry) add(t Tool) error {
 
 // Replace adds t, or swaps it in place if its name is taken.
 func (r *Registry) Replace(t Tool) {
+	name := t.Spec().Name
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	name := t.Spec().Name
 	if _, ok := r.tools[name]; ok {
 		r.tools[name] = t
 		return
 	}
-	_ = r.add(t)
+	_ = r.add(t, name)
 }
 
 // Remove drops a tool by name; it reports whether one was removed.
@@ -136,15 +140,19 @@ func (r *Registry) Names() []string {
 // unknown names; with no names it returns every spec in registration order.
 func (r *Registry) Specs(names ...string) []llm.ToolSpec {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	if len(names) == 0 {
 		names = r.order
 	}
-	out := make([]llm.ToolSpec, 0, len(names))
+	ts := make([]Tool, 0, len(names))
 	for _, n := range names {
 		if t, ok := r.tools[n]; ok {
-			out = append(out, t.Spec())
+			ts = append(ts, t)
 		}
+	}
+	r.mu.RUnlock()
+	out := make([]llm.ToolSpec, len(ts))
+	for i, t := range ts {
+		out[i] = t.Spec()
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -130,5 +131,35 @@ func TestWithExposure(t *testing.T) {
 	ctx := WithCallID(context.Background(), "call_7")
 	if CallID(ctx) != "call_7" || CallID(context.Background()) != "" {
 		t.Error("call id round trip")
+	}
+}
+
+// introspective describes itself from the registry it is in, as codemode
+// does; Add, Replace and Specs must not hold the lock while asking.
+type introspective struct{ reg *Registry }
+
+func (i introspective) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "meta", Description: strings.Join(i.reg.Names(), ",")}
+}
+func (i introspective) Execute(context.Context, json.RawMessage, func(Result)) Result {
+	return Text("")
+}
+
+func TestSpecMayReadTheRegistry(t *testing.T) {
+	reg, _ := NewRegistry(fake{name: "a"})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = reg.Add(introspective{reg})
+		reg.Replace(introspective{reg})
+		_ = reg.Specs()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlock: the registry called Spec while holding its lock")
+	}
+	if s := reg.Specs("meta"); len(s) != 1 || s[0].Description != "a,meta" {
+		t.Errorf("specs %+v", s)
 	}
 }
