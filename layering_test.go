@@ -63,7 +63,8 @@ var layers = map[string]int{
 	"internal/llm/gemini":              10,
 	"internal/llm/llmtest":             10,
 	"internal/llm/llmtest/cmd/fakellm": 20,
-	"internal/llm":                     5, // above its own leaf sse
+	"internal/llm/llamacpp":            10, // llama-server model discovery (net/http via internal/llm)
+	"internal/llm":                     5,  // above its own leaf sse
 	"internal/llm/sse":                 0,
 	"internal/config":                  0,
 	"internal/fsx":                     0,

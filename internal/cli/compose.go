@@ -154,9 +154,11 @@ func (l *launch) loadModels(ctx context.Context) error {
 		fmt.Fprintln(l.stderr, "Warning:", err)
 	}
 	l.reg = reg
+	enableLlama(reg, l.st, l.env)
 	if !l.a.ListModels {
 		return nil
 	}
+	llamaListNotice(ctx, reg, l.env, l.stderr)
 	list := reg.Available(ctx)
 	if len(list) == 0 {
 		fmt.Fprintln(l.stderr, "No provider has credentials yet; listing every known model. Set an API key (e.g. ANTHROPIC_API_KEY) or use /login; "+noKeyHelp+".")

@@ -20,6 +20,8 @@ const (
 	EnvTUIEscTimeout    = "RELAY_TUI_ESC_TIMEOUT"
 	EnvStartupBenchmark = "RELAY_STARTUP_BENCHMARK"
 	EnvLayaBaseURL      = "LAYA_BASE_URL"
+	EnvLlamaBaseURL     = "LLAMA_BASE_URL"
+	EnvLlamaAPIKey      = "LLAMA_API_KEY"
 
 	// Markers relay sets for the processes it starts.
 	EnvAIAgent      = "AI_AGENT"
@@ -79,6 +81,9 @@ type Env struct {
 	ShareViewerURL string
 	// LayaBaseURL and LayaAPIKey are LAYA_BASE_URL and LAYA_API_KEY.
 	LayaBaseURL, LayaAPIKey string
+	// LlamaBaseURL and LlamaAPIKey are LLAMA_BASE_URL and LLAMA_API_KEY:
+	// the llama.cpp server of the built-in llama.cpp provider.
+	LlamaBaseURL, LlamaAPIKey string
 	// SessionDir is RELAY_CODING_AGENT_SESSION_DIR.
 	SessionDir string
 
@@ -136,6 +141,7 @@ func EnvFromMap(m map[string]string) Env {
 	}
 	e.ShareViewerURL = get(EnvShareViewerURL)
 	e.LayaBaseURL, e.LayaAPIKey = get(EnvLayaBaseURL), get("LAYA_API_KEY")
+	e.LlamaBaseURL, e.LlamaAPIKey = get(EnvLlamaBaseURL), get(EnvLlamaAPIKey)
 	e.SessionDir = m[EnvSessionDir]
 	t := &e.Terminal
 	t.HardwareCursor = get(EnvHardwareCursor) == "1"

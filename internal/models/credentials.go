@@ -128,6 +128,11 @@ func (r *Registry) ResolveAuthSource(ctx context.Context, m *llm.Model, cliKey s
 	if bearer != "" {
 		a.Headers = withHeader(a.Headers, "Authorization", "Bearer "+bearer)
 	}
+	if a.Source == "" && provider == LlamaProvider && r.LlamaEnabled() {
+		// llama-server without --api-key ignores Authorization; the wire
+		// clients refuse to send without a key, so a placeholder goes.
+		a.APIKey, a.Source = LlamaNoKey, SourceLocal
+	}
 	if a.Source == "" {
 		return a, &MissingKeyError{Provider: provider, EnvVars: EnvVars(provider)}
 	}
@@ -237,6 +242,9 @@ func (r *Registry) AuthSource(provider string) string {
 		return SourceModelsJSON
 	}
 	_, _, src := envKey(provider, getenv)
+	if src == "" && provider == LlamaProvider && r.LlamaEnabled() {
+		src = SourceLocal
+	}
 	return src
 }
 

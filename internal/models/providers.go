@@ -62,6 +62,7 @@ var knownProviders = []ProviderInfo{
 	{ID: "xiaomi-token-plan-cn", Name: "Xiaomi MiMo Token Plan (China)", EnvVars: []string{"XIAOMI_TOKEN_PLAN_CN_API_KEY"}},
 	{ID: "xiaomi-token-plan-ams", Name: "Xiaomi MiMo Token Plan (Amsterdam)", EnvVars: []string{"XIAOMI_TOKEN_PLAN_AMS_API_KEY"}},
 	{ID: "xiaomi-token-plan-sgp", Name: "Xiaomi MiMo Token Plan (Singapore)", EnvVars: []string{"XIAOMI_TOKEN_PLAN_SGP_API_KEY"}},
+	{ID: "llama.cpp", Name: "llama.cpp", EnvVars: []string{"LLAMA_API_KEY"}}, // key optional: llama-server --api-key
 }
 
 // Provider returns what relay knows about a provider id.

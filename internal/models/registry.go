@@ -24,6 +24,7 @@ type Registry struct {
 	models    []*llm.Model
 	custom    map[string]*customProvider
 	configErr error
+	llama     *llamaState // nil while the llama.cpp provider is off
 }
 
 // Options configure NewRegistry. Zero values mean the defaults of Load.
@@ -319,16 +320,35 @@ func applyOverride(m *llm.Model, ov modelOverride) error {
 // All returns every model (catalog + models.json), catalog order first.
 // The models are shared: callers must not modify them.
 func (r *Registry) All() []*llm.Model {
+	discovered := r.llamaModels()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return append([]*llm.Model(nil), r.models...)
+	out := append([]*llm.Model(nil), r.models...)
+	for _, m := range discovered {
+		// A models.json entry for the same id wins over discovery.
+		if !hasModel(r.models, m.Provider, m.ID) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func hasModel(models []*llm.Model, provider, id string) bool {
+	for _, m := range models {
+		if m.Provider == provider && m.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Find returns the model with this provider and id, or nil.
+// Asking for a llama.cpp model waits for discovery (bounded).
 func (r *Registry) Find(provider, id string) *llm.Model {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for _, m := range r.models {
+	if provider == LlamaProvider {
+		_ = r.WaitLlama(context.Background())
+	}
+	for _, m := range r.All() {
 		if m.Provider == provider && m.ID == id {
 			return m
 		}

@@ -33,6 +33,12 @@ func (r *Registry) Resolve(pattern, provider string) (*llm.Model, llm.ThinkingLe
 // ResolveModel is Resolve with the warning; cliThinking is the --thinking
 // flag (it suppresses parsing a suffix for custom ids, as the original).
 func (r *Registry) ResolveModel(pattern, provider string, cliThinking llm.ThinkingLevel) (Resolution, error) {
+	if r.LlamaEnabled() && namesLlama(pattern, provider) {
+		// Discovered models are known only once the server answered.
+		if err := r.llamaResolveError(pattern, r.WaitLlama(context.Background())); err != nil {
+			return Resolution{}, err
+		}
+	}
 	all := r.All()
 	if pattern == "" {
 		return Resolution{}, fmt.Errorf("no model pattern given")

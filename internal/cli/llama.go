@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/models"
+	"github.com/relay-agent/relay/internal/settings"
+)
+
+// builtinDisabled reports "-builtin:<name>" in the extensions setting
+// (the last entry naming it wins).
+func builtinDisabled(st *settings.Settings, name string) bool {
+	disabled := false
+	for _, r := range st.Extensions {
+		if n, ok := r.Builtin(); ok && n == name {
+			disabled = r.Op() == '-'
+		}
+	}
+	return disabled
+}
+
+// enableLlama turns on the built-in llama.cpp provider unless
+// "-builtin:llama.cpp" turns it off. Discovery starts in the background
+// (never with --offline: then only a model the person names contacts the
+// server), so start-up does not wait on a dead server.
+func enableLlama(reg *models.Registry, st *settings.Settings, env config.Env) {
+	if builtinDisabled(st, models.LlamaProvider) {
+		return
+	}
+	reg.EnableLlama(models.LlamaConfig{BaseURL: env.LlamaBaseURL, APIKey: env.LlamaAPIKey})
+	if !env.Offline {
+		reg.StartLlama()
+	}
+}
+
+// llamaListNotice waits for discovery before --list-models and says why
+// llama.cpp models are missing when the person configured a server.
+func llamaListNotice(ctx context.Context, reg *models.Registry, env config.Env, stderr io.Writer) {
+	if !reg.LlamaEnabled() {
+		return
+	}
+	if err := reg.WaitLlama(ctx); err != nil && env.LlamaBaseURL != "" {
+		fmt.Fprintln(stderr, "Warning:", err)
+	}
+}
