@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/codemode"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
@@ -17,6 +19,7 @@ import (
 	"github.com/relay-agent/relay/internal/mcp"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
+	"github.com/relay-agent/relay/internal/toolsearch"
 )
 
 // runMCPCommand is `relay mcp ...`: configuration and sign-in without a
@@ -75,7 +78,7 @@ func startMCP(env config.Env, st *settings.Settings, agentDir, cwd string, trust
 	m := mcp.NewManager(mcp.Options{Cwd: cwd, Config: loaded, ClientVersion: Version, Getenv: env.Get, Environ: environ(env),
 		Log:  mcp.NewServerLog(filepath.Join(agentDir, "mcp.log")),
 		Auth: mcp.NewCredentialStore(filepath.Join(agentDir, "mcp-auth.json"))})
-	host := &mcpHost{reg: reg, rt: rt, toolsOn: toolsOn}
+	host := &mcpHost{reg: reg, rt: rt, toolsOn: toolsOn, autoCodemode: loaded.AutoEnableCodemode == nil || *loaded.AutoEnableCodemode}
 	if _, err := m.Register(seam, cmds, host); err != nil {
 		fmt.Fprintf(stderr, "Warning: mcp: %v\n", err)
 		m.Close()
@@ -93,11 +96,14 @@ func startMCP(env config.Env, st *settings.Settings, agentDir, cwd string, trust
 }
 
 // mcpHost keeps the registry and the active tools in step with the MCP
-// servers: every tool registered, direct ones active.
+// servers: every tool registered, direct ones active; codemode becomes
+// active once a server has codemode tools (unless autoEnableCodemode is
+// false) and tool_search once one has deferred tools, so they are reachable.
 type mcpHost struct {
-	reg     *tool.Registry
-	rt      *app.Runtime
-	toolsOn bool // false with --no-tools and an empty defaultTools
+	reg          *tool.Registry
+	rt           toolsearch.Loadout
+	toolsOn      bool // false with --no-tools and an empty defaultTools
+	autoCodemode bool
 
 	mu     sync.Mutex
 	names  map[string]bool
@@ -111,6 +117,14 @@ func (h *mcpHost) SetMCPTools(ts []mcp.Exposed) {
 	var order []string
 	for _, e := range ts {
 		n := e.Tool.Spec().Name
+		switch e.Exposure {
+		case mcp.ExposureCodemode:
+			if h.autoCodemode {
+				h.want(codemode.Name, &order)
+			}
+		case mcp.ExposureDeferred:
+			h.want(toolsearch.Name, &order)
+		}
 		// Codemode and tool_search read the exposure from the tool.
 		h.reg.Replace(tool.WithExposure(e.Tool, e.Exposure))
 		names[n] = true
@@ -148,4 +162,11 @@ func (h *mcpHost) SetMCPTools(ts []mcp.Exposed) {
 		}
 	}
 	h.names, h.direct = names, direct
+}
+
+// want puts the registered tool name in order once, to be activated.
+func (h *mcpHost) want(name string, order *[]string) {
+	if _, ok := h.reg.Get(name); ok && !slices.Contains(*order, name) {
+		*order = append(*order, name)
+	}
 }
