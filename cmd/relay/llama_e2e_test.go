@@ -19,12 +19,13 @@ func TestLlamaCppProviderEndToEnd(t *testing.T) {
 		{ID: "qwen3-4b-q4", Status: "loaded", CtxSize: 16384, ChatTemplate: "{% if enable_thinking %}{% endif %}"},
 		{ID: "cold-model", Status: "unloaded"},
 	},
-		llamacpptest.Turn{Reasoning: "The user wants the note. I will read it.", ToolCalls: [][2]string{{"read", `{"path":"note.txt"}`}}},
+		llamacpptest.Turn{Reasoning: "The user wants the note. I will read it.", ToolCalls: [][2]string{{"read", `{"path":"note.txt"}`}, {"read", `{"path":"other.txt"}`}}},
 		llamacpptest.Turn{Reasoning: "It says hi.", Text: "The note says: hello from the note."},
 	)
 	defer srv.Close()
 	e := newEnv(t, &llmtest.Script{}, nil)
 	os.WriteFile(filepath.Join(e.cwd, "note.txt"), []byte("hello from the note\n"), 0o644)
+	os.WriteFile(filepath.Join(e.cwd, "other.txt"), []byte("second file body\n"), 0o644)
 	llamaEnv := []string{"LLAMA_BASE_URL=" + srv.URL, "LLAMA_API_KEY="}
 
 	c := e.cmd(nil, "--list-models", "llama")
@@ -52,6 +53,11 @@ func TestLlamaCppProviderEndToEnd(t *testing.T) {
 	if first["model"] != "qwen3-4b-q4" || first["stream"] != true {
 		t.Errorf("first request model %v stream %v", first["model"], first["stream"])
 	}
+	// A template with enable_thinking makes the model a reasoning one: the
+	// switch goes through chat_template_kwargs.
+	if kw, _ := first["chat_template_kwargs"].(map[string]any); kw["enable_thinking"] != true {
+		t.Errorf("chat_template_kwargs = %v, want enable_thinking true", first["chat_template_kwargs"])
+	}
 	if _, ok := first["store"]; ok {
 		t.Error("request carries store, which llama-server does not take")
 	}
@@ -66,7 +72,8 @@ func TestLlamaCppProviderEndToEnd(t *testing.T) {
 	// The second request replays the assistant's tool call with the id the
 	// server gave, and the tool result with the file's content.
 	raw, _ := json.Marshal(reqs[1]["messages"])
-	for _, want := range []string{`"id":"fakeCall0xYz0123456789abcdefghij"`, `"tool_call_id":"fakeCall0xYz0123456789abcdefghij"`, "hello from the note", `\"path\":\"note.txt\"`} {
+	for _, want := range []string{`"id":"fakeCall0xYz0123456789abcdefghij"`, `"tool_call_id":"fakeCall0xYz0123456789abcdefghij"`, "hello from the note", `\"path\":\"note.txt\"`,
+		`"tool_call_id":"fakeCall1xYz0123456789abcdefghij"`, "second file body"} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("second request lacks %s: %s", want, raw)
 		}

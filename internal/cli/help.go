@@ -199,6 +199,8 @@ RELAY_SKIP_VERSION_CHECK=1      no update check
 ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY,
 XAI_API_KEY, GROQ_API_KEY, ...  provider keys (relay --list-models shows
                                 which providers have one)
+LLAMA_BASE_URL, LLAMA_API_KEY   llama.cpp server of the built-in llama.cpp
+                                provider [http://127.0.0.1:8080]
 HTTP_PROXY, HTTPS_PROXY         proxy (settings httpProxy sets both)
 `,
 }
