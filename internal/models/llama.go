@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -40,6 +41,7 @@ type llamaState struct {
 	root    string
 	urlErr  error
 	once    sync.Once
+	started atomic.Bool
 	done    chan struct{}
 	models  []*llm.Model
 	skipped []string // known ids that cannot be used now (unloaded ...)
@@ -69,7 +71,10 @@ func (r *Registry) llamaState() *llamaState {
 // StartLlama starts model discovery in the background (once).
 func (r *Registry) StartLlama() {
 	if st := r.llamaState(); st != nil {
-		st.once.Do(func() { go st.discover() })
+		st.once.Do(func() {
+			st.started.Store(true)
+			go st.discover()
+		})
 	}
 }
 
@@ -88,6 +93,13 @@ func (r *Registry) WaitLlama(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// llamaStarted reports whether discovery runs or ran (never with --offline
+// until someone names the provider).
+func (r *Registry) llamaStarted() bool {
+	st := r.llamaState()
+	return st != nil && st.started.Load()
 }
 
 // LlamaEnabled reports whether the llama.cpp provider is on.

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,5 +216,26 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// With no key anywhere, the default model waits for a started discovery
+// instead of racing it.
+func TestLlamaDefaultModelWhenNothingElse(t *testing.T) {
+	gate := make(chan struct{})
+	var once sync.Once
+	srv := llamacpptest.New(true, []llamacpptest.Model{{ID: "only", Status: "loaded"}})
+	defer srv.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { go func() { close(gate) }() })
+		<-gate
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	reg := llamaRegistry(t, models.LlamaConfig{BaseURL: slow.URL})
+	reg.StartLlama()
+	m := reg.DefaultModel(context.Background())
+	if m == nil || m.Provider != models.LlamaProvider || m.ID != "only" {
+		t.Fatalf("default model = %v, want llama.cpp/only", m)
 	}
 }

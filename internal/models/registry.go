@@ -380,6 +380,12 @@ func (r *Registry) Available(ctx context.Context) []*llm.Model {
 // credentials, else the first available model, else nil.
 func (r *Registry) DefaultModel(ctx context.Context) *llm.Model {
 	avail := r.Available(ctx)
+	if len(avail) == 0 && r.llamaStarted() {
+		// Nothing else has a key: a llama.cpp server may be the only
+		// model source, so its answer (bounded) decides.
+		_ = r.WaitLlama(ctx)
+		avail = r.Available(ctx)
+	}
 	for _, d := range defaultModels {
 		for _, m := range avail {
 			if m.Provider == d.provider && m.ID == d.id {
