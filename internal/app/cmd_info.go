@@ -11,7 +11,7 @@ import (
 // SessionInfoText is the /session report: file, id, name, message counts,
 // token totals, cost and context usage, as plain text.
 func (r *Runtime) sessionInfoText() string {
-	st := r.Stats()
+	st := Stats(r)
 	var b strings.Builder
 	line := func(label, value string) { fmt.Fprintf(&b, "%s %s\n", label, value) }
 	b.WriteString("Session Info\n\n")

@@ -31,7 +31,7 @@ func (r *Runtime) maybeCompact(ctx context.Context, reason string) {
 		return
 	}
 	s := r.compactionSettings()
-	tokens, _ := r.contextTokens()
+	tokens, _ := contextTokens(r.Session(), r.ContextMessages())
 	if !compaction.ShouldCompact(s, tokens, m.ContextWindow) {
 		return
 	}

@@ -3,15 +3,17 @@ package app
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
 )
 
-// RunShell runs a user shell command (RPC bash) without recording it, so
-// the caller can decide when the bashExecution message is stored. AbortBash
-// cancels it like a Bash call.
-func (r *Runtime) RunShell(ctx context.Context, command string, onChunk func(string)) (BashResult, error) {
+// RunShell runs a user shell command (!cmd, RPC bash) without recording
+// it: a user_bash handler may answer it instead. AbortBash cancels it. The
+// caller stores the outcome with RecordBash when the agent is idle.
+func (r *Runtime) RunShell(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	r.bashCancel = cancel
@@ -22,17 +24,17 @@ func (r *Runtime) RunShell(ctx context.Context, command string, onChunk func(str
 		r.mu.Unlock()
 		cancel()
 	}()
-	return r.cfg.Shell(ctx, command, onChunk)
+	return r.shell(ctx, command, exclude, onChunk)
 }
 
-// RecordBash stores the outcome of a user shell command as a bashExecution
-// message; unless exclude is set it reaches the model with the next prompt.
-// Call it while the agent is idle: appending in the middle of a run would
-// split an assistant message from its tool results.
-func (r *Runtime) RecordBash(command string, res BashResult, exclude bool) error {
+// RecordBash stores the outcome of a user shell command in s as a
+// bashExecution message; unless exclude is set it reaches the model with
+// the next prompt. Call it while the agent is idle: appending in the
+// middle of a run would split an assistant message from its tool results.
+func RecordBash(s *session.Manager, command string, res BashResult, exclude bool) error {
 	msg := &llm.BashExecutionMessage{Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,
-		Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, ExcludeFromContext: exclude, Timestamp: r.now()}
-	_, err := r.Session().AppendMessage(msg)
+		Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, ExcludeFromContext: exclude, Timestamp: time.Now().UnixMilli()}
+	_, err := s.AppendMessage(msg)
 	return err
 }
 

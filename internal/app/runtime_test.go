@@ -89,7 +89,7 @@ func TestPromptPersistsSystemUserAssistant(t *testing.T) {
 	if types[len(types)-1] != agent.AgentSettled {
 		t.Errorf("last event %s", types[len(types)-1])
 	}
-	st := rt.Stats()
+	st := Stats(rt)
 	if st.UserMessages != 1 || st.AssistantMessages != 2 || st.ToolCalls != 1 || st.Tokens.Input != 100 {
 		t.Errorf("stats %+v", st)
 	}

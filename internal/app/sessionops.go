@@ -134,10 +134,10 @@ type ForkMessage struct {
 	Text    string `json:"text"`
 }
 
-// ForkMessages lists the user messages of the active branch.
-func (r *Runtime) ForkMessages() []ForkMessage {
+// ForkMessages lists the user messages of s's active branch.
+func ForkMessages(s *session.Manager) []ForkMessage {
 	var out []ForkMessage
-	for _, e := range r.Session().Branch("") {
+	for _, e := range s.Branch("") {
 		if e.Type != session.TypeMessage || e.Role() != llm.RoleUser {
 			continue
 		}
@@ -316,36 +316,6 @@ func (r *Runtime) summarizeBranch(ctx context.Context, entries []*session.Entry,
 		Model: model, SessionID: r.Session().SessionID(), ReserveTokens: reserve, Items: its,
 		CustomInstructions: instructions, Seed: seed,
 	}, r.now())
-}
-
-// Bash runs a user shell command (!cmd, RPC bash). Unless excluded, the
-// result is stored as a bashExecution message that reaches the model with
-// the next prompt.
-func (r *Runtime) Bash(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	r.mu.Lock()
-	r.bashCancel = cancel
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.bashCancel = nil
-		r.mu.Unlock()
-		cancel()
-	}()
-	res, err := r.shell(ctx, command, exclude, onChunk)
-	if err != nil {
-		return res, err
-	}
-	if r.agent.IsRunning() {
-		// Appending now could split an assistant message from its tool
-		// results; the run's end is the next safe point.
-		go func() {
-			r.agent.WaitIdle()
-			_ = r.RecordBash(command, res, exclude)
-		}()
-		return res, nil
-	}
-	return res, r.RecordBash(command, res, exclude)
 }
 
 // AbortBash cancels a running user shell command.

@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/relay-agent/relay/internal/compaction"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
 )
 
 // TokenTotals sums usage over a session.
@@ -35,9 +36,10 @@ type SessionStats struct {
 	ContextUsage      *ContextUsage `json:"contextUsage,omitempty"`
 }
 
-// Stats counts messages and sums usage across every entry of the session
-// (all branches), including usage entries and summaries.
-func (r *Runtime) Stats() SessionStats {
+// Stats counts messages and sums usage across every entry of r's session
+// (all branches), including usage entries and summaries. It reads only
+// the runtime's public state, so it is no method of the core.
+func Stats(r *Runtime) SessionStats {
 	s := r.Session()
 	st := SessionStats{SessionFile: s.SessionFile(), SessionID: s.SessionID()}
 	var total llm.Usage
@@ -86,7 +88,7 @@ func (r *Runtime) Stats() SessionStats {
 	st.Cost = total.Cost.Total
 	if m := r.Model(); m != nil && m.ContextWindow > 0 {
 		cu := &ContextUsage{ContextWindow: m.ContextWindow}
-		if tokens, ok := r.contextTokens(); ok {
+		if tokens, ok := contextTokens(r.Session(), r.ContextMessages()); ok {
 			pct := float64(tokens) * 100 / float64(m.ContextWindow)
 			cu.Tokens, cu.Percent = &tokens, &pct
 		}
@@ -97,9 +99,8 @@ func (r *Runtime) Stats() SessionStats {
 
 // contextTokens is the §4.3 estimate of the current context; ok is false
 // right after a compaction, before fresh usage arrives.
-func (r *Runtime) contextTokens() (int, bool) {
-	msgs := r.ContextMessages()
-	stale := r.usageStale()
+func contextTokens(s *session.Manager, msgs []llm.Message) (int, bool) {
+	stale := usageStale(s)
 	tokens := compaction.ContextTokens(msgs, stale)
 	// After a compaction or context edit the figure is an estimate until a
 	// reply reports real usage: shown as unknown, as the original does.
@@ -108,8 +109,8 @@ func (r *Runtime) contextTokens() (int, bool) {
 
 // usageStale reports whether a compaction or context edit on the branch
 // is newer than the last assistant message with usage.
-func (r *Runtime) usageStale() bool {
-	branch := r.Session().Branch("")
+func usageStale(s *session.Manager) bool {
+	branch := s.Branch("")
 	for i := len(branch) - 1; i >= 0; i-- {
 		e := branch[i]
 		switch e.Type {

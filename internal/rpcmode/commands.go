@@ -182,7 +182,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return cancelled{false}, nil
 	case "get_fork_messages":
-		fm := rt.ForkMessages()
+		fm := app.ForkMessages(rt.Session())
 		if fm == nil {
 			fm = []app.ForkMessage{}
 		}
@@ -365,7 +365,7 @@ func (s *Server) bash(c *command) {
 		id = *c.ID
 	}
 	s.async(func() {
-		res, err := s.rt.RunShell(s.ctx, c.Command, func(chunk string) {
+		res, err := s.rt.RunShell(s.ctx, c.Command, c.ExcludeFromContext, func(chunk string) {
 			_ = s.out.Write(agent.Event{Type: agent.BashExecutionUpdate, ID: id, Delta: chunk}, false)
 		})
 		if err == nil {

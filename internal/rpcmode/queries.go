@@ -36,7 +36,7 @@ func lastAssistantReply(rt *app.Runtime) (string, bool) {
 // kept messages include an older assistant reply, whose usage measured
 // the context before the compaction.
 func rpcStats(rt *app.Runtime) app.SessionStats {
-	st := rt.Stats()
+	st := app.Stats(rt)
 	if st.ContextUsage != nil && !usageSinceCompaction(rt.Session()) {
 		st.ContextUsage.Tokens, st.ContextUsage.Percent = nil, nil
 	}

@@ -311,7 +311,7 @@ func (s *Server) flushBash() {
 
 func (s *Server) flushBashLocked() {
 	for _, b := range s.bashPending {
-		_ = s.rt.RecordBash(b.command, b.res, b.exclude)
+		_ = app.RecordBash(s.rt.Session(), b.command, b.res, b.exclude)
 	}
 	s.bashPending = nil
 }
@@ -326,7 +326,7 @@ func (s *Server) recordBash(b pendingBash) error {
 		return nil
 	}
 	s.flushBashLocked()
-	return s.rt.RecordBash(b.command, b.res, b.exclude)
+	return app.RecordBash(s.rt.Session(), b.command, b.res, b.exclude)
 }
 
 // takePromptAnswer returns and clears the pending prompt answer.

@@ -383,8 +383,21 @@ func (a *AppRuntime) Dequeue() []string {
 }
 
 func (a *AppRuntime) Bash(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
-	r, err := a.Runtime.Bash(ctx, command, exclude, onChunk)
-	return BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated}, err
+	r, err := a.Runtime.RunShell(ctx, command, exclude, onChunk)
+	out := BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated}
+	if err != nil {
+		return out, err
+	}
+	if ag := a.Agent(); ag.IsRunning() {
+		// Appending now could split an assistant message from its tool
+		// results; the run's end is the next safe point.
+		go func() {
+			ag.WaitIdle()
+			_ = app.RecordBash(a.Session(), command, r, exclude)
+		}()
+		return out, nil
+	}
+	return out, app.RecordBash(a.Session(), command, r, exclude)
 }
 
 func (a *AppRuntime) NewSession() error { return a.Runtime.NewSession("") }
@@ -396,7 +409,7 @@ func (a *AppRuntime) AvailableThinkingLevels() []llm.ThinkingLevel {
 }
 
 func (a *AppRuntime) Info() Info {
-	st := a.Stats()
+	st := app.Stats(a.Runtime)
 	s := a.Session()
 	in := Info{Cwd: s.Cwd(), SessionFile: st.SessionFile, SessionID: st.SessionID, SessionName: s.Name(),
 		InputTokens: st.Tokens.Input, OutputTokens: st.Tokens.Output, CacheRead: st.Tokens.CacheRead,
@@ -466,7 +479,7 @@ func (a *AppRuntime) RenameSession(path, name string) error {
 
 func (a *AppRuntime) ForkPoints() []ForkPoint {
 	var out []ForkPoint
-	for _, f := range a.ForkMessages() {
+	for _, f := range app.ForkMessages(a.Session()) {
 		out = append(out, ForkPoint{EntryID: f.EntryID, Text: f.Text})
 	}
 	return out
