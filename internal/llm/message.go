@@ -521,7 +521,17 @@ func (m UnknownMessage) MarshalJSON() ([]byte, error) { return m.Raw, nil }
 
 // DecodeMessage decodes an AgentMessage by its "role". Unknown roles are
 // kept verbatim as *UnknownMessage.
-func DecodeMessage(data []byte) (Message, error) {
+func DecodeMessage(data []byte) (Message, error) { return decodeMessage(data, false) }
+
+// DecodeMessageShared is DecodeMessage for a buffer that is never modified
+// again and that the caller keeps alive anyway (a session file's records):
+// strings without escapes are views of data rather than copies, so the
+// message costs no second copy of its text. Strings with escapes, and
+// messages the single-pass decoder hands to encoding/json, are copied as
+// DecodeMessage copies them.
+func DecodeMessageShared(data []byte) (Message, error) { return decodeMessage(data, true) }
+
+func decodeMessage(data []byte, shared bool) (Message, error) {
 	role, ok := fastRole(data)
 	if !ok {
 		role, _ = PeekString(data, "role")
@@ -550,7 +560,7 @@ func DecodeMessage(data []byte) (Message, error) {
 		}
 		return &UnknownMessage{Role: role, Raw: append(json.RawMessage(nil), data...)}, nil
 	}
-	if fm, ok := fastMessage(data, role); ok {
+	if fm, ok := fastMessageOf(data, role, shared); ok {
 		return fm, nil
 	}
 	if err := json.Unmarshal(data, m); err != nil {

@@ -31,6 +31,9 @@ type msgDecoder struct {
 	i     int
 	depth int
 	buf   []byte // scratch for unescaping
+	// shared: b is never modified and outlives the decoded values, so a
+	// string without escapes may be a view of it (DecodeMessageShared).
+	shared bool
 }
 
 // maxSkipDepth bounds the nesting of raw values we validate ourselves;
@@ -220,6 +223,9 @@ func (d *msgDecoder) str() (string, bool) {
 	seg := d.b[s : s+q]
 	if bytes.IndexByte(seg, '\\') < 0 && (asciiText(seg) || !hasControl(seg) && utf8.Valid(seg)) {
 		d.i = s + q + 1
+		if d.shared {
+			return bytesString(seg), true
+		}
 		return string(seg), true
 	}
 	return d.unquote(s)

@@ -581,7 +581,7 @@ var decoders = sync.Pool{New: func() any { return new(msgDecoder) }}
 
 func getDecoder(data []byte) *msgDecoder {
 	d := decoders.Get().(*msgDecoder)
-	d.b, d.i, d.depth = data, 0, 0
+	d.b, d.i, d.depth, d.shared = data, 0, 0, false
 	d.ws()
 	return d
 }
@@ -615,11 +615,17 @@ func fastBlockType(data []byte) (string, bool) {
 }
 
 func fastMessage(data []byte, role string) (Message, bool) {
+	return fastMessageOf(data, role, false)
+}
+
+// fastMessageOf is fastMessage; shared lets strings be views of data.
+func fastMessageOf(data []byte, role string, shared bool) (Message, bool) {
 	if !fastDecode {
 		return nil, false
 	}
 	d := getDecoder(data)
 	defer putDecoder(d)
+	d.shared = shared
 	m, ok := d.message(role)
 	if !ok || !d.end() {
 		return nil, false

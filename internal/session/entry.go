@@ -106,8 +106,13 @@ type Entry struct {
 	// (0 for entries not read from a file).
 	Line int
 
-	raw     []byte
-	msgRaw  []byte // "message" value of message entries
+	raw    []byte
+	msgRaw []byte // "message" value of message entries
+	// shared: raw is part of a session file read whole into the heap and
+	// never modified, so decoded strings may be views of it instead of a
+	// second copy of the text (see parseSession). Records of a mapped
+	// file (listing) or of a caller's buffer are copied.
+	shared  bool
 	role    string
 	msgOnce sync.Once
 	msg     llm.Message
@@ -138,7 +143,7 @@ func (e *Entry) Message() (llm.Message, error) {
 		if e.msg != nil {
 			return
 		}
-		e.msg, e.msgErr = decodeMessage(e.msgRaw)
+		e.msg, e.msgErr = decodeMessage(e.msgRaw, e.shared)
 		if e.msgErr != nil {
 			e.msgErr = fmt.Errorf("entry %s (line %d): %w", e.ID, e.Line, e.msgErr)
 		}
@@ -154,16 +159,19 @@ func (e *Entry) DecodeMessage() (llm.Message, error) {
 	if e.Type != TypeMessage {
 		return nil, nil
 	}
-	m, err := decodeMessage(e.msgRaw)
+	m, err := decodeMessage(e.msgRaw, e.shared)
 	if err != nil {
 		return nil, fmt.Errorf("entry %s (line %d): %w", e.ID, e.Line, err)
 	}
 	return m, nil
 }
 
-func decodeMessage(raw []byte) (llm.Message, error) {
+func decodeMessage(raw []byte, shared bool) (llm.Message, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("message entry without a message")
+	}
+	if shared {
+		return llm.DecodeMessageShared(raw)
 	}
 	return llm.DecodeMessage(raw)
 }

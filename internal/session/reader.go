@@ -217,7 +217,9 @@ func sessionReadError(path string, err error) error {
 }
 
 // parseSession parses a whole session file held in data. An empty (or
-// blank) file yields a nil header and no error.
+// blank) file yields a nil header and no error. data must be a heap buffer
+// that is never modified afterwards: the entries' records, and the strings
+// of their decoded messages, are views of it.
 func parseSession(path string, data []byte) (*fileData, error) {
 	recs, problems, endsClean, _ := splitRecords(path, data)
 	fd := &fileData{path: path, problems: problems, endsClean: endsClean}
@@ -285,6 +287,7 @@ func parseSession(path string, data []byte) (*fileData, error) {
 				if err != nil {
 					probs[i] = &Problem{path, r.line, Error, err.Error()}
 				} else {
+					e.shared = true
 					built[i] = e
 					if e.bodyErr != nil {
 						probs[i] = &Problem{path, r.line, Error, e.bodyErr.Error()}
