@@ -420,6 +420,31 @@ func (m *Manager) Branch(fromID string) []*Entry {
 // pathTo walks parent links from id to its root and returns root->id. A
 // cycle in a corrupt file ends the walk instead of looping.
 func (m *Manager) pathTo(id string) []*Entry {
+	// A path without a cycle has at most len(m.byID) entries: count it,
+	// then fill one slice of that size from the end. Resuming a long
+	// session builds several such paths; a set of seen ids per call cost
+	// megabytes of garbage. Only a (corrupt) cyclic chain needs the set.
+	n := 0
+	for e := m.byID[id]; e != nil; e = m.byID[e.ParentID] {
+		n++
+		if e.ParentID == "" {
+			break
+		}
+		if n > len(m.byID) {
+			return m.pathToCyclic(id)
+		}
+	}
+	path := make([]*Entry, n)
+	for e := m.byID[id]; n > 0; e = m.byID[e.ParentID] {
+		n--
+		path[n] = e
+	}
+	return path
+}
+
+// pathToCyclic is pathTo for a parent chain that loops: it stops before
+// the first entry seen twice.
+func (m *Manager) pathToCyclic(id string) []*Entry {
 	var rev []*Entry
 	seen := map[string]bool{}
 	for e := m.byID[id]; e != nil && !seen[e.ID]; e = m.byID[e.ParentID] {

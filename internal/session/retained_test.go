@@ -59,3 +59,62 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
 }
+
+// Branch follows parent links to a root; a corrupt file whose parent links
+// loop yields each entry of the loop once, and a missing parent ends the
+// branch (the entry is treated as a root).
+func TestBranchParentChains(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		from  string
+		want  string
+	}{
+		{"linear", []string{line("a", "", "1"), line("b", "a", "2"), line("c", "b", "3")}, "c", "a b c"},
+		{"mid-branch", []string{line("a", "", "1"), line("b", "a", "2"), line("c", "b", "3")}, "b", "a b"},
+		{"fork", []string{line("a", "", "1"), line("b", "a", "2"), line("c", "a", "3")}, "c", "a c"},
+		{"missing parent", []string{line("a", "", "1"), line("b", "zz", "2"), line("c", "b", "3")}, "c", "b c"},
+		{"two-entry loop", []string{line("a", "b", "1"), line("b", "a", "2")}, "b", "a b"},
+		{"self loop", []string{line("a", "a", "1")}, "a", "a"},
+		{"loop above the leaf", []string{line("a", "b", "1"), line("b", "a", "2"), line("c", "b", "3")}, "c", "a b c"},
+		{"unknown id", []string{line("a", "", "1")}, "nope", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Load(writeFile(t, hdr+"\n"+strings.Join(tc.lines, "\n")+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, e := range m.Branch(tc.from) {
+				ids = append(ids, e.ID)
+			}
+			if got := strings.Join(ids, " "); got != tc.want {
+				t.Errorf("Branch(%q) = %q, want %q", tc.from, got, tc.want)
+			}
+		})
+	}
+}
+
+// Building a branch allocates the branch and nothing else: resuming a long
+// session builds several, and a set of visited ids per call was megabytes
+// of garbage that raised the peak memory of a resume.
+func TestBranchAllocatesOnlyThePath(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(hdr + "\n")
+	parent := ""
+	for i := range 2000 {
+		id := fmt.Sprintf("%08x", i+1)
+		sb.WriteString(line(id, parent, "x") + "\n")
+		parent = id
+	}
+	m, err := Load(writeFile(t, sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Branch("")); n != 2000 {
+		t.Fatalf("branch of %d entries, want 2000", n)
+	}
+	if a := testing.AllocsPerRun(5, func() { m.Branch("") }); a > 1 {
+		t.Errorf("Branch made %.0f allocations, want 1 (the path)", a)
+	}
+}
