@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,74 +9,6 @@ import (
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/settings"
 )
-
-func TestLoginLogoutAuthJSON(t *testing.T) {
-	e := newCmdRuntime(t)
-	t.Setenv("OPENAI_API_KEY", "")
-	e.rt.cfg.Env = config.ReadEnv()
-	if _, err := e.rt.Login("openai", ""); err == nil {
-		t.Error("login without a key accepted")
-	}
-	msg, err := e.rt.Login("openai", "sk-test-123")
-	if err != nil || !strings.Contains(msg, "Saved API key for openai") {
-		t.Fatalf("login: %q, %v", msg, err)
-	}
-	path := filepath.Join(e.agentDir, "auth.json")
-	var auth map[string]map[string]string
-	b, _ := os.ReadFile(path)
-	if err := json.Unmarshal(b, &auth); err != nil || auth["openai"]["key"] != "sk-test-123" || auth["openai"]["type"] != "api_key" {
-		t.Fatalf("auth.json = %s (%v)", b, err)
-	}
-	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
-		t.Errorf("auth.json mode %v", st.Mode().Perm())
-	}
-	e.rt.Login("groq", "gsk-1")
-	if ps, _ := e.rt.loggedInProviders(); strings.Join(ps, ",") != "groq,openai" {
-		t.Errorf("logged in: %v", ps)
-	}
-	if _, err := e.rt.Logout(""); err == nil || !strings.Contains(err.Error(), "groq, openai") {
-		t.Errorf("logout without provider: %v", err)
-	}
-	if _, err := e.rt.Logout("mistral"); err == nil {
-		t.Error("logout of a provider without credential succeeded")
-	}
-	t.Setenv("OPENAI_API_KEY", "from-env")
-	e.rt.cfg.Env = config.ReadEnv()
-	msg, err = e.rt.Logout("openai")
-	if err != nil || !strings.Contains(msg, "Removed") || !strings.Contains(msg, "OPENAI_API_KEY is still set") {
-		t.Errorf("logout: %q, %v", msg, err)
-	}
-	if ps, _ := e.rt.loggedInProviders(); strings.Join(ps, ",") != "groq" {
-		t.Errorf("after logout: %v", ps)
-	}
-}
-
-// storeModels is a Models source that persists credentials itself.
-type storeModels struct {
-	*cmdModels
-	calls []string
-}
-
-func (s *storeModels) Login(p, k string) error {
-	s.calls = append(s.calls, "login "+p+" "+k)
-	return nil
-}
-func (s *storeModels) Logout(p string) error { s.calls = append(s.calls, "logout "+p); return nil }
-
-func TestLoginUsesTheModelsStore(t *testing.T) {
-	e := newCmdRuntime(t)
-	sm := &storeModels{cmdModels: e.models}
-	e.rt.cfg.Models = sm
-	if _, err := e.rt.Login("openai", "k1"); err != nil {
-		t.Fatal(err)
-	}
-	if len(sm.calls) != 1 || sm.calls[0] != "login openai k1" {
-		t.Errorf("calls %v", sm.calls)
-	}
-	if _, err := os.Stat(filepath.Join(e.agentDir, "auth.json")); err == nil {
-		t.Error("auth.json written behind the store's back")
-	}
-}
 
 func TestWriteDebugLog(t *testing.T) {
 	e := newCmdRuntime(t)

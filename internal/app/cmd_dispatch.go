@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/relay-agent/relay/internal/changelog"
 	"github.com/relay-agent/relay/internal/commands"
@@ -37,11 +36,6 @@ func (r *Runtime) registerCommands() error {
 			}
 			return commands.Output{Text: res.Text()}, nil
 		}},
-		{Name: "login", Description: "Add an API key or sign in", Run: text(func(arg string) (string, error) {
-			provider, key, _ := strings.Cut(arg, " ")
-			return r.Login(provider, strings.TrimSpace(key))
-		})},
-		{Name: "logout", Description: "Remove stored credentials", Run: text(r.Logout)},
 		{Name: "debug", Description: "Write relay-debug.log", Run: text(func(string) (string, error) {
 			p, err := r.writeDebugLog()
 			if err != nil {

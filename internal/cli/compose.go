@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/relay-agent/relay/internal/apikeys"
+
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/commands"
@@ -342,6 +344,9 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		return err
 	}
 	if err := sessionshare.Register(rt, sessionshare.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env}); err != nil {
+		return err
+	}
+	if err := apikeys.Register(rt, apikeys.Options{AgentDir: l.agentDir, Env: l.env, Models: cfg.Models}); err != nil {
 		return err
 	}
 	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)

@@ -289,13 +289,21 @@ func (a *AppRuntime) Providers() []ProviderStatus {
 	return out
 }
 
+// Login and Logout run the registered /login and /logout (package
+// apikeys), which save through the model source.
 func (a *AppRuntime) Login(provider, key string) error {
-	_, err := a.Runtime.Login(provider, key)
-	return err
+	return a.runCommand("/login " + provider + " " + key)
 }
 
 func (a *AppRuntime) Logout(provider string) error {
-	_, err := a.Runtime.Logout(provider)
+	return a.runCommand("/logout " + provider)
+}
+
+func (a *AppRuntime) runCommand(line string) error {
+	_, handled, err := a.Commands().Run(context.Background(), line)
+	if !handled {
+		return fmt.Errorf("%s is not available", strings.Fields(line)[0])
+	}
 	return err
 }
 

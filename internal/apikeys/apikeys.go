@@ -1,12 +1,19 @@
-package app
+// Package apikeys implements /login and /logout: API keys saved in (and
+// removed from) auth.json, through the model source when it stores
+// credentials itself so its cached copy stays current.
+package apikeys
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/models"
 )
 
@@ -21,37 +28,85 @@ type credentialStore interface {
 // reloader is a Models source whose credentials can be re-read.
 type reloader interface{ Reload() error }
 
-func (r *Runtime) authStore() *models.AuthStore {
-	return models.NewAuthStore(config.Agent{Dir: r.cfg.AgentDir}.Auth())
+// Runtime is what the commands need from the runtime core.
+type Runtime interface {
+	// Model is nil until one is selected (the login hint says /model).
+	Model() *llm.Model
+	Commands() *commands.Registry
+}
+
+// Options locate the credentials.
+type Options struct {
+	AgentDir string
+	// Env is the environment read once by the CLI (logout notes keys
+	// still set there).
+	Env config.Env
+	// Models is the runtime's model source; when it stores credentials
+	// itself (Login/Logout methods) they go through it.
+	Models app.Models
+}
+
+// Keys is the registered command pair.
+type Keys struct {
+	rt Runtime
+	o  Options
+}
+
+// Register adds /login and /logout to rt's registry.
+func Register(rt Runtime, o Options) error {
+	k := &Keys{rt: rt, o: o}
+	text := func(f func(args string) (string, error)) commands.Handler {
+		return func(_ context.Context, args string) (commands.Output, error) {
+			t, err := f(args)
+			return commands.Output{Text: t}, err
+		}
+	}
+	for _, c := range []commands.Command{
+		{Name: "login", Description: "Add an API key or sign in", Run: text(func(arg string) (string, error) {
+			provider, key, _ := strings.Cut(arg, " ")
+			return k.Login(provider, strings.TrimSpace(key))
+		})},
+		{Name: "logout", Description: "Remove stored credentials", Run: text(k.Logout)},
+	} {
+		c.Source = commands.Builtin
+		if err := rt.Commands().Register(c); err != nil {
+			return fmt.Errorf("api key commands: %w", err)
+		}
+	}
+	return nil
+}
+
+func (r *Keys) authStore() *models.AuthStore {
+	return models.NewAuthStore(config.Agent{Dir: r.o.AgentDir}.Auth())
 }
 
 // Login implements /login <provider> <key>: the API key is saved in
 // auth.json (mode 0600). It returns the confirmation text.
-func (r *Runtime) Login(provider, key string) (string, error) {
+func (r *Keys) Login(provider, key string) (string, error) {
 	provider, key = strings.TrimSpace(provider), strings.TrimSpace(key)
 	if provider == "" || key == "" {
 		return "", errors.New("usage: /login <provider> <api key>")
 	}
-	if cs, ok := r.cfg.Models.(credentialStore); ok {
+	if cs, ok := r.o.Models.(credentialStore); ok {
 		if err := cs.Login(provider, key); err != nil {
 			return "", fmt.Errorf("login %s: %w", provider, err)
 		}
 	} else {
-		if r.cfg.AgentDir == "" {
+		if r.o.AgentDir == "" {
 			return "", fmt.Errorf("login %s: no agent directory", provider)
 		}
 		if err := r.authStore().Login(provider, key); err != nil {
 			return "", fmt.Errorf("login %s: %w", provider, err)
 		}
-		if rl, ok := r.cfg.Models.(reloader); ok {
+		if rl, ok := r.o.Models.(reloader); ok {
 			_ = rl.Reload()
 		}
 	}
-	msg := "Saved API key for " + provider + " in " + config.Agent{Dir: r.cfg.AgentDir}.Auth()
+	msg := "Saved API key for " + provider + " in " + config.Agent{Dir: r.o.AgentDir}.Auth()
 	if _, known := models.Provider(provider); !known {
 		msg += "\n(" + provider + " is not a built-in provider; it is used by models.json providers of that id)"
 	}
-	if r.Model() == nil {
+	if r.rt.Model() == nil {
 		msg += "\nUse /model to select a model."
 	}
 	return msg, nil
@@ -59,8 +114,8 @@ func (r *Runtime) Login(provider, key string) (string, error) {
 
 // LoggedInProviders lists the providers with an auth.json credential, for
 // the /logout picker.
-func (r *Runtime) loggedInProviders() ([]string, error) {
-	if r.cfg.AgentDir == "" {
+func (r *Keys) loggedInProviders() ([]string, error) {
+	if r.o.AgentDir == "" {
 		return nil, nil
 	}
 	ps, err := r.authStore().Providers()
@@ -75,7 +130,7 @@ func (r *Runtime) loggedInProviders() ([]string, error) {
 // auth.json credential. Without a provider it fails with the list of
 // logged-in providers (the TUI shows a picker instead). Environment
 // variables and models.json keys are not touched.
-func (r *Runtime) Logout(provider string) (string, error) {
+func (r *Keys) Logout(provider string) (string, error) {
 	provider = strings.TrimSpace(provider)
 	ps, err := r.loggedInProviders()
 	if err != nil {
@@ -94,11 +149,11 @@ func (r *Runtime) Logout(provider string) (string, error) {
 	if !found {
 		return "", fmt.Errorf("%s has no credential in auth.json", provider)
 	}
-	if cs, ok := r.cfg.Models.(credentialStore); ok {
+	if cs, ok := r.o.Models.(credentialStore); ok {
 		err = cs.Logout(provider)
 	} else {
 		err = r.authStore().Logout(provider)
-		if rl, ok := r.cfg.Models.(reloader); ok && err == nil {
+		if rl, ok := r.o.Models.(reloader); ok && err == nil {
 			_ = rl.Reload()
 		}
 	}
@@ -107,7 +162,7 @@ func (r *Runtime) Logout(provider string) (string, error) {
 	}
 	msg := "Removed the auth.json credential of " + provider
 	for _, v := range models.EnvVars(provider) {
-		if r.cfg.Env.Get(v) != "" {
+		if r.o.Env.Get(v) != "" {
 			msg += "\nNote: " + v + " is still set in the environment"
 		}
 	}
