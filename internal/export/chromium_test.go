@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,6 +127,18 @@ func (tb *tab) waitFor(js string) {
 }
 
 func click(sel string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(sel)) }
+
+// clickNow clicks the element the page shows at this moment. The
+// virtualised tree re-renders its rows while a search settles, so a node id
+// chromedp looked up for Click can be gone by the time it clicks ("Could
+// not find node with given id"); and a row may be drawn a frame after the
+// status line changes, so it waits for one to exist.
+func (tb *tab) clickNow(sel string) {
+	tb.t.Helper()
+	q := strconv.Quote(sel)
+	tb.waitFor(`document.querySelector(` + q + `) !== null`)
+	tb.do(`const e = document.querySelector(` + q + `); if (!e) throw new Error("no element " + ` + q + `); e.click()`)
+}
 
 func typeInto(sel, text string) chromedp.Action[chromedp.Void] {
 	return chromedp.SendKeys(chromedp.CSS(sel), text)
@@ -329,7 +342,7 @@ func TestPageInChromium(t *testing.T) {
 	if got := tb.str(`[...document.querySelectorAll('.tree-node')].map(e=>e.textContent).join('|')`); !strings.Contains(got, "529 overloaded_error") {
 		t.Errorf("search rows %q", got)
 	}
-	tb.run(click(`.tree-node:not(.active)`))
+	tb.clickNow(`.tree-node:not(.active)`)
 	tb.waitFor(`document.getElementById('messages').innerText.includes('An alternative answer')`)
 	tb.run(chromedp.KeyEvent("\x1b"))
 	tb.waitFor(`document.getElementById('tree-search').value === '' && !document.getElementById('tree-status').textContent.startsWith('2 /')`)
@@ -544,7 +557,7 @@ func TestLargeExportInChromium(t *testing.T) {
 	tb.waitFor(`document.querySelectorAll('#messages .entry').length > ` + fmt.Sprint(before))
 	tb.run(typeInto("#tree-search", "marker-00004e1d")) // a tool result near the end
 	tb.waitFor(`document.getElementById('tree-status').textContent.startsWith('2 /')`)
-	tb.run(click(`.tree-node:not(.active)`))
+	tb.clickNow(`.tree-node:not(.active)`)
 	tb.waitFor(`document.querySelector('#messages [data-id="00004e1d"]') !== null`)
 	tb.run(chromedp.KeyEvent("\x1b"), click(`.filter-btn[data-filter="user-only"]`))
 	if got := tb.str(`document.getElementById('tree-status').textContent`); got != "6667 / 20000 entries" {
