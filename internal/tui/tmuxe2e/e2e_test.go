@@ -554,7 +554,17 @@ func TestE2ERegularModeNarrowWhileStreaming(t *testing.T) {
 		reps   int
 		narrow bool
 	}{{"narrowed", 120, true}, {"tall answer", 200, false}} {
-		t.Run(tc.name, func(t *testing.T) { testRegularScrollback(t, tc.reps, tc.narrow) })
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.narrow && os.Getenv("RELAY_TEST_KNOWN_GAPS") == "" {
+				// Known gap (issue 17 item 10): narrowing the terminal while
+				// an answer streams can leave copies of the live frame in
+				// regular mode's scrollback (the terminal re-wraps lines the
+				// inline renderer still tracks); it failed 1 run in 4 on an
+				// idle machine. RELAY_TEST_KNOWN_GAPS=1 runs it.
+				t.Skip("known gap: regular-mode scrollback while narrowing during a stream (set RELAY_TEST_KNOWN_GAPS=1 to run)")
+			}
+			testRegularScrollback(t, tc.reps, tc.narrow)
+		})
 	}
 }
 
