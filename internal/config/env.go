@@ -196,3 +196,20 @@ func (e Env) With(name, value string) Env {
 func ChildMarkers() [][2]string {
 	return [][2]string{{EnvAIAgent, AIAgentValue}, {EnvCodingAgent, CodingAgentTrue}}
 }
+
+// IsEnvName reports whether s can name an environment variable in ${NAME}
+// and $NAME references (letters, digits not first, underscore).
+func IsEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

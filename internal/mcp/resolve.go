@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/relay-agent/relay/internal/config"
 )
 
 // commandTimeout bounds a `!command` value.
@@ -90,7 +91,7 @@ func (r resolver) value(ctx context.Context, v, what string) (string, error) {
 			break
 		}
 		j := strings.IndexByte(s[i:], '}')
-		if j < 0 || !isEnvName(s[i+2:i+j]) {
+		if j < 0 || !config.IsEnvName(s[i+2:i+j]) {
 			b.WriteString(s[:i+2])
 			s = s[i+2:]
 			continue
@@ -124,34 +125,4 @@ func (r resolver) pairs(ctx context.Context, kv []KV, kind string) ([]KV, error)
 		out = append(out, KV{p.Key, v})
 	}
 	return out, nil
-}
-
-func isEnvName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// expandHome turns a leading `~/` (or a lone `~`) into the home directory.
-func expandHome(p string) string {
-	if p != "~" && !strings.HasPrefix(p, "~/") && !(runtime.GOOS == "windows" && strings.HasPrefix(p, `~\`)) {
-		return p
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return p
-	}
-	if p == "~" {
-		return home
-	}
-	return filepath.Join(home, p[2:])
 }

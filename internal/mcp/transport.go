@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/relay-agent/relay/internal/config"
 )
 
 // maxMessageBytes bounds one inbound JSON-RPC message (a stdio line or an
@@ -68,14 +70,14 @@ type stdioProcess struct {
 // startStdio starts the server process of cfg in dir with env added to
 // base (nil = our environment).
 func startStdio(cfg *ServerConfig, cwd string, base []string, env []KV) (*stdioProcess, error) {
-	command := expandHome(cfg.Command)
+	command := homeExpanded(cfg.Command)
 	args := make([]string, len(cfg.Args))
 	for i, a := range cfg.Args {
-		args[i] = expandHome(a)
+		args[i] = homeExpanded(a)
 	}
 	dir := cwd
 	if cfg.Cwd != "" {
-		dir = expandHome(cfg.Cwd)
+		dir = homeExpanded(cfg.Cwd)
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(cwd, dir)
 		}
@@ -249,4 +251,13 @@ func httpTransport(cfg *ServerConfig, headers []KV, base http.RoundTripper, oaut
 		t.OAuthHandler = oauth
 	}
 	return t
+}
+
+// homeExpanded is p with a leading ~ expanded (p unchanged when the home
+// directory is unknown).
+func homeExpanded(p string) string {
+	if e, err := config.ExpandHome(p); err == nil {
+		return e
+	}
+	return p
 }

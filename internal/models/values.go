@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/relay-agent/relay/internal/config"
 )
 
 // CommandTimeout bounds a `!command` credential or header value: the
@@ -198,7 +200,7 @@ func resolveValue(ctx context.Context, v string, getenv func(string) string, cac
 		}
 		return commandRunner(ctx, cmd)
 	}
-	if name, ok := strings.CutPrefix(v, "$"); ok && isEnvName(name) {
+	if name, ok := strings.CutPrefix(v, "$"); ok && config.IsEnvName(name) {
 		return getenv(name), nil
 	}
 	if isLegacyEnvName(v) {
@@ -242,7 +244,7 @@ func expandBraced(s string, getenv func(string) string) string {
 			return b.String()
 		}
 		j := strings.IndexByte(s[i:], '}')
-		if j < 0 || !isEnvName(s[i+2:i+j]) {
+		if j < 0 || !config.IsEnvName(s[i+2:i+j]) {
 			b.WriteString(s[:i+2])
 			s = s[i+2:]
 			continue
@@ -253,28 +255,13 @@ func expandBraced(s string, getenv func(string) string) string {
 	}
 }
 
-func isEnvName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // valueConfigured reports, without running anything, whether v can yield a
 // value: commands count as configured, variable references only when set.
 func valueConfigured(v string, getenv func(string) string) bool {
 	if strings.HasPrefix(v, "!") {
 		return strings.TrimSpace(v[1:]) != ""
 	}
-	if name, ok := strings.CutPrefix(v, "$"); ok && isEnvName(name) {
+	if name, ok := strings.CutPrefix(v, "$"); ok && config.IsEnvName(name) {
 		return getenv(name) != ""
 	}
 	if strings.Contains(v, "${") {
