@@ -252,14 +252,16 @@ func (c *Core) OnUserMessage(text string, newRequest bool) {
 	}
 	c.lock()
 	defer c.unlock()
-	c.observeDeveloper(text, c.cfg.Now().UnixMilli(), newRequest, true, true)
+	c.observeDeveloper(text, c.cfg.Now().UnixMilli(), newRequest, true, true, nil)
 }
 
 // observeDeveloper applies a developer message. current is false only while
 // Restore replays a message of an earlier request: the request intent
 // (latest request, question-only, correction, evidence's action flag), which
 // the current request's messages overwrite, is then not derived.
-func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract, current bool) {
+// pre, when not nil, holds ExtractConstraints and IsCorrection of text,
+// computed ahead (in parallel) by Restore.
+func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract, current bool, pre *developerClass) {
 	if newRequest {
 		if usage := c.skills.report(); len(usage) > 0 {
 			c.lastUsage = usage
@@ -277,7 +279,8 @@ func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract, curr
 	}
 	changed := false
 	if extract {
-		for _, s := range ExtractConstraints(text) {
+		found := pre.constraintsOf(text)
+		for _, s := range found {
 			changed = c.ledger.insert(s, "message", ts) || changed
 		}
 	}
@@ -287,7 +290,7 @@ func (c *Core) observeDeveloper(text string, ts int64, newRequest, extract, curr
 		c.questionOnly = IsQuestionOnly(text)
 	}
 	if current || extract {
-		c.correcting = c.agentResponded && IsCorrection(text)
+		c.correcting = c.agentResponded && pre.correctionOf(text)
 	}
 	if c.correcting && extract {
 		c.corrections = append(c.corrections, Correction{Text: clip(developerProse(text), maxLedgerText), Timestamp: ts})

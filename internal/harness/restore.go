@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -42,8 +44,13 @@ func (c *Core) Restore(msgs []llm.Message, ledgerData json.RawMessage) error {
 		c.corrections = append([]Correction(nil), corr...)
 	}
 	r := replay{c: c, calls: map[string]*llm.ToolCall{}, start: currentRequestStart(msgs)}
+	r.pre = c.classifyCalls(msgs, r.start)
 	if c.cfg.Skills && c.cfg.SkillList != nil {
 		r.skills = c.cfg.SkillList()
+	}
+	var pre []developerClass
+	if snap == nil && c.cfg.Alignment {
+		pre = classifyDevelopers(msgs)
 	}
 	var prev llm.Message
 	for i, m := range msgs {
@@ -58,7 +65,11 @@ func (c *Core) Restore(msgs []llm.Message, ledgerData json.RawMessage) error {
 				break
 			}
 			_, midRun := prev.(*llm.ToolResultMessage)
-			c.observeDeveloper(text, m.Timestamp, !midRun, snap == nil, current)
+			var p *developerClass
+			if pre != nil {
+				p = &pre[i]
+			}
+			c.observeDeveloper(text, m.Timestamp, !midRun, snap == nil, current, p)
 		case *llm.AssistantMessage:
 			c.agentResponded = true
 			for _, tc := range m.ToolCalls() {
@@ -119,6 +130,7 @@ type replay struct {
 	calls  map[string]*llm.ToolCall
 	start  int
 	skills []SkillInfo
+	pre    map[*llm.ToolCall]Effect // default-rule effects computed ahead
 }
 
 // result replays one tool result. Calls are classified only when something
@@ -136,7 +148,12 @@ func (r *replay) result(m *llm.ToolResultMessage, current bool) {
 	classified := false
 	effect := func() Effect {
 		if !classified {
-			e, classified = c.classify(tc), true
+			if pe, ok := r.pre[tc]; ok {
+				e = pe
+			} else {
+				e = c.classify(tc)
+			}
+			classified = true
 		}
 		return e
 	}
@@ -224,4 +241,100 @@ func (c *Core) resetLocked() {
 	c.lastStats = ContextStats{}
 	c.skills = skillTracker{}
 	c.lastUsage = nil
+}
+
+// developerClass is what the ledger needs from one developer message.
+type developerClass struct {
+	constraints []string
+	correction  bool
+	done        bool
+}
+
+func (d *developerClass) constraintsOf(text string) []string {
+	if d != nil && d.done {
+		return d.constraints
+	}
+	return ExtractConstraints(text)
+}
+
+func (d *developerClass) correctionOf(text string) bool {
+	if d != nil && d.done {
+		return d.correction
+	}
+	return IsCorrection(text)
+}
+
+// classifyDevelopers runs the text classifiers over every developer
+// message of msgs on all cores: they are pure, and on a never-compacted
+// session without a ledger snapshot they are most of the resume time. The
+// ledger is then folded in order by Restore, so the result is the same as
+// a sequential pass.
+func classifyDevelopers(msgs []llm.Message) []developerClass {
+	var idx []int
+	for i, m := range msgs {
+		if u, ok := m.(*llm.UserMessage); ok && !isHarnessText(u.Content.PlainText()) {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) < parallelMin {
+		return nil // not worth the goroutines: observeDeveloper classifies inline
+	}
+	out := make([]developerClass, len(msgs))
+	parallelEach(len(idx), func(k int) {
+		text := msgs[idx[k]].(*llm.UserMessage).Content.PlainText()
+		out[idx[k]] = developerClass{constraints: ExtractConstraints(text), correction: IsCorrection(text), done: true}
+	})
+	return out
+}
+
+// classifyCalls applies the default rules to the tool calls from msgs[start:]
+// on all cores (a request of thousands of tool turns is replayed in full).
+// Only without a custom classifier, which need not be safe for concurrent use.
+func (c *Core) classifyCalls(msgs []llm.Message, start int) map[*llm.ToolCall]Effect {
+	if c.cfg.ClassifyTool != nil {
+		return nil
+	}
+	var calls []*llm.ToolCall
+	for _, m := range msgs[max(start, 0):] { // -1: no developer message, all is current
+		if a, ok := m.(*llm.AssistantMessage); ok {
+			calls = append(calls, a.ToolCalls()...)
+		}
+	}
+	if len(calls) < parallelMin {
+		return nil
+	}
+	effects := make([]Effect, len(calls))
+	parallelEach(len(calls), func(k int) {
+		effects[k] = Classify(calls[k].Name, calls[k].Arguments, c.cfg.VerifyCommands)
+	})
+	out := make(map[*llm.ToolCall]Effect, len(calls))
+	for k, tc := range calls {
+		out[tc] = effects[k]
+	}
+	return out
+}
+
+// parallelMin is the work below which goroutines cost more than they save.
+const parallelMin = 64
+
+// parallelEach calls f(0..n-1) over GOMAXPROCS goroutines.
+func parallelEach(n int, f func(k int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers < 2 {
+		for k := range n {
+			f(k)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Go(func() {
+			for k := lo; k < hi; k++ {
+				f(k)
+			}
+		})
+	}
+	wg.Wait()
 }

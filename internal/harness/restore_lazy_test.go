@@ -42,7 +42,7 @@ func restoreFull(c *Core, msgs []llm.Message, ledgerData json.RawMessage) {
 				break
 			}
 			_, midRun := prev.(*llm.ToolResultMessage)
-			c.observeDeveloper(text, m.Timestamp, !midRun, snap == nil, true)
+			c.observeDeveloper(text, m.Timestamp, !midRun, snap == nil, true, nil)
 		case *llm.AssistantMessage:
 			c.agentResponded = true
 			for _, tc := range m.ToolCalls() {
@@ -183,7 +183,11 @@ func TestRestoreLazyMatchesFullReplay(t *testing.T) {
 	ledger := json.RawMessage(`{"constraints":[{"id":"c4","text":"Keep it small","source":"api","timestamp":1}],"corrections":[{"text":"no","timestamp":2}]}`)
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 7))
-		msgs := randomBranch(r, 5+r.IntN(120))
+		n := 5 + r.IntN(120)
+		if seed%10 == 0 {
+			n = 400 + r.IntN(400) // enough developer messages for the parallel classification
+		}
+		msgs := randomBranch(r, n)
 		for _, data := range []json.RawMessage{nil, ledger} {
 			mod := func(cfg *Config) { cfg.SkillList = func() []SkillInfo { return skillFixture } }
 			lazy, full := newCore(t, mod), newCore(t, mod)
@@ -244,6 +248,37 @@ func BenchmarkRestore(b *testing.B) {
 	for b.Loop() {
 		if err := c.Restore(msgs, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A request of hundreds of tool turns (a long autonomous run) is replayed
+// in full, its calls classified ahead in parallel: the state must be the
+// sequential replay's.
+func TestRestoreLongRunMatchesFullReplay(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		msgs := []llm.Message{user("Fix the failing tests, then commit.")}
+		for id := range 200 + r.IntN(200) {
+			tc := callMakers[r.IntN(len(callMakers))](fmt.Sprint(id))
+			msgs = append(msgs, calling(tc))
+			if r.IntN(4) == 0 {
+				msgs = append(msgs, result(tc, "exit status 1", true))
+			} else {
+				msgs = append(msgs, result(tc, "output", false))
+			}
+		}
+		msgs = append(msgs, final("Done: all tests pass."))
+		lazy, full := newCore(t, nil), newCore(t, nil)
+		if err := lazy.Restore(msgs, nil); err != nil {
+			t.Fatal(err)
+		}
+		restoreFull(full, msgs, nil)
+		if a, b := stateOf(full), stateOf(lazy); !reflect.DeepEqual(a, b) {
+			t.Fatalf("seed %d: restore differs\nfull: %+v\nlazy: %+v", seed, a, b)
+		}
+		if a, b := full.State(msgs), lazy.State(msgs); a != b {
+			t.Fatalf("seed %d: state text differs:\n%s\n---\n%s", seed, a, b)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -334,7 +335,15 @@ func normalizeToolCallID(id string, _ *llm.AssistantMessage) string {
 
 // sanitize drops unpaired UTF-16 surrogates, which Go strings cannot hold
 // anyway, and invalid UTF-8, which the API rejects.
-func sanitize(s string) string { return strings.ToValidUTF8(s, "") }
+// sanitize drops invalid UTF-8. utf8.ValidString first: it checks eight
+// ASCII bytes at a time, where ToValidUTF8 decodes rune by rune even when
+// there is nothing to drop (a resumed 50 MB session passes every text here).
+func sanitize(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "")
+}
 
 func convertMessages(msgs []llm.Message, oauth, allowEmptySig bool) []message {
 	var out []message
