@@ -272,30 +272,6 @@ func (s *Set) RunTrust(ctx context.Context, e Trust) TrustResult {
 	return out
 }
 
-// UI is what features ask of the person through whichever front end is
-// attached: the TUI's dialog, RPC's extension-UI requests. Print and JSON
-// modes attach none, and askers get the documented default (no).
-type UI interface {
-	Confirm(ctx context.Context, title, message string) (bool, error)
-}
-
-type uiBox struct{ ui UI }
-
-// BindUI attaches the front end's UI until the returned func is called.
-func (s *Set) BindUI(ui UI) (unbind func()) {
-	b := &uiBox{ui: ui}
-	s.ui.Store(b)
-	return func() { s.ui.CompareAndSwap(b, nil) }
-}
-
-// UI returns the attached UI, nil when none.
-func (s *Set) UI() UI {
-	if b := s.ui.Load(); b != nil {
-		return b.ui
-	}
-	return nil
-}
-
 // RunStatus joins the features' status-line parts with " · "; the footer
 // is the first non-empty one.
 func (s *Set) RunStatus(ctx context.Context) (line, footer string) {

@@ -148,7 +148,7 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 		}
 	})
 	defer unsub()
-	defer rt.Hooks().BindUI(s)()
+	defer rt.Hooks().BindUI(rpcUI{s: s})()
 
 	br := bufio.NewReaderSize(in, 64<<10)
 	for {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/session"
 )
 
@@ -128,4 +129,21 @@ func (s *Server) shutdownDialogs() {
 	for _, ch := range open {
 		ch <- uiResponse{Cancelled: true}
 	}
+}
+
+// rpcUI is RPC mode's hooks.UI: the extension-UI sub-protocol.
+type rpcUI struct {
+	hooks.Headless
+	s *Server
+}
+
+func (u rpcUI) Confirm(ctx context.Context, title, message string) (bool, error) {
+	return u.s.Confirm(ctx, title, message)
+}
+
+func (u rpcUI) Notify(level hooks.Level, message string) {
+	if level == "" {
+		level = hooks.LevelInfo
+	}
+	u.s.notify(message, string(level))
 }

@@ -97,7 +97,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.Reload = appReload(rt, ar, o)
 	// The harness's authorization gate asks here, in a y/n dialog.
 	opts.Approver = NewApprover()
-	defer rt.Hooks().BindUI(opts.Approver)()
+	defer rt.Hooks().BindUI(uiOf(opts.Approver))()
 	opts.Notices = func(fn func(string)) func() {
 		return rt.Hooks().SubscribeNotices(func(n hooks.Notice) { fn(n.Text) })
 	}

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
@@ -156,4 +157,17 @@ func (c *confirmDialog) view(m *Model, w, h int) string {
 	}
 	b.WriteString(m.th.Fg("dim", "y allow · n refuse ("+m.km.Label(keymap.SelectConfirm)+" / "+m.km.Label(keymap.SelectCancel)+")"))
 	return b.String()
+}
+
+// approverUI is the TUI's hooks.UI while the rest of ctx.ui is being
+// built: the confirm dialog, the documented defaults for the rest.
+type approverUI struct {
+	hooks.Headless
+	a *Approver
+}
+
+func uiOf(a *Approver) hooks.UI { return approverUI{a: a} }
+
+func (u approverUI) Confirm(ctx context.Context, title, message string) (bool, error) {
+	return u.a.Confirm(ctx, title, message)
 }
