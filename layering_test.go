@@ -38,6 +38,7 @@ var layers = map[string]int{
 	"internal/layaauto":                45, // laya/auto on the runtime: imports app, registers on its seam
 	"internal/sessionshare":            45, // /export /import /copy /share on the runtime's registry
 	"internal/apikeys":                 45, // /login /logout on the runtime's registry
+	"internal/bugreport":               45, // /bug /debug on the runtime's registry
 	"internal/agent":                   30,
 	"internal/compaction":              30,
 	"internal/harness":                 30,

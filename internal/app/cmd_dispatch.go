@@ -29,20 +29,6 @@ func (r *Runtime) registerCommands() error {
 		{Name: "name", Description: "Set or show the session name", Run: text(r.nameCommand)},
 		{Name: "changelog", Description: "Show what changed in this version",
 			Run: text(func(string) (string, error) { return changelog.Text(), nil })},
-		{Name: "bug", Description: "Write a bug report zip [description]", Run: func(ctx context.Context, arg string) (commands.Output, error) {
-			res, err := r.BugReport(ctx, BugOptions{Description: arg, Transcript: BugTranscriptOmit})
-			if err != nil {
-				return commands.Output{}, err
-			}
-			return commands.Output{Text: res.Text()}, nil
-		}},
-		{Name: "debug", Description: "Write relay-debug.log", Run: text(func(string) (string, error) {
-			p, err := r.writeDebugLog()
-			if err != nil {
-				return "", err
-			}
-			return "Debug log written to: " + p, nil
-		})},
 		{Name: "trust", Description: "Show or change project trust", Run: text(func(arg string) (string, error) {
 			if arg == "" {
 				return TrustState(r.cfg.Cwd, r.cfg.AgentDir).Format(), nil

@@ -130,7 +130,3 @@ func (e *cmdEnv) seed(t *testing.T) {
 	must(s.AppendMessage(&llm.AssistantMessage{Content: llm.Blocks{}, API: "fake-api", Provider: "fake", Model: "m1",
 		StopReason: llm.StopError, ErrorMessage: "529 overloaded_error: Overloaded", Timestamp: 6}))
 }
-
-func userText(s string) llm.Message {
-	return &llm.UserMessage{Content: llm.StringContent(s), Timestamp: 1}
-}

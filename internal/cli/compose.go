@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/apikeys"
+	"github.com/relay-agent/relay/internal/bugreport"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
@@ -64,6 +65,7 @@ type launch struct {
 	resOpts       app.ResourceOptions
 	rt            *app.Runtime
 	mcp           *mcp.Manager // nil when MCP is off or not configured
+	bugs          *bugreport.Feature
 }
 
 // exit ends the launch early with a status and no error (--export,
@@ -349,6 +351,13 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	if err := apikeys.Register(rt, apikeys.Options{AgentDir: l.agentDir, Env: l.env, Models: cfg.Models}); err != nil {
 		return err
 	}
+	bo := bugreport.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env, Version: Version}
+	if l.reg != nil {
+		bo.AuthSource = l.reg.AuthSource
+	}
+	if l.bugs, err = bugreport.Register(rt, bo); err != nil {
+		return err
+	}
 	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)
 	for _, d := range rt.Resources().Diagnostics {
 		fmt.Fprintln(l.stderr, "Warning:", d)
@@ -432,7 +441,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 			st.QuietStartup = settings.QuietStartup{}
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: l.agentDir, Env: l.env, Inputs: plain, Resume: l.a.Resume,
-			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Warnings: warningLines(l.modelNotes.String())}); err != nil {
+			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs}); err != nil {
 			return 1, err
 		}
 	}

@@ -46,6 +46,8 @@ type AppOptions struct {
 	Resources *app.ResourceOptions
 	// Env is the environment read once by the CLI.
 	Env config.Env
+	// Bugs writes /bug reports for the dialog; nil: /bug without options.
+	Bugs BugWriter
 	// Warnings from start-up (e.g. a resumed session's model that could
 	// not be restored), shown with the other start-up warnings.
 	Warnings []string
@@ -53,7 +55,7 @@ type AppOptions struct {
 
 // RunApp runs the UI on an app.Runtime with options taken from settings.
 func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
-	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings}
+	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs}
 	opts := OptionsFromSettings(o.Settings, o.AgentDir, o.Env)
 	opts.Version = o.Version
 	opts.Output = o.Stdout
@@ -254,8 +256,16 @@ type AppRuntime struct {
 	AgentDir string
 	Settings *settings.Settings
 
+	bugs BugWriter
+
 	mu      sync.Mutex
 	changed map[string]any // settings saved during this run
+}
+
+// BugWriter writes /bug reports (the bugreport feature).
+type BugWriter interface {
+	Report(ctx context.Context, description, transcript string) (string, error)
+	Notes() (disclaimer, transcript, summary string)
 }
 
 var _ Configurator = (*AppRuntime)(nil)
@@ -622,15 +632,17 @@ func firstLine(s string) string {
 var _ BugReporter = (*AppRuntime)(nil)
 
 func (a *AppRuntime) BugReport(ctx context.Context, description, transcript string) (string, error) {
-	res, err := a.Runtime.BugReport(ctx, app.BugOptions{Description: description, Transcript: app.BugTranscript(transcript)})
-	if err != nil {
-		return "", err
+	if a.bugs == nil {
+		return "", errors.New("bug reports are not available")
 	}
-	return res.Text(), nil
+	return a.bugs.Report(ctx, description, transcript)
 }
 
 func (a *AppRuntime) BugNotes() (string, string, string) {
-	return app.BugDisclaimer, app.BugTranscriptNote, app.BugSummaryNote
+	if a.bugs == nil {
+		return "", "", ""
+	}
+	return a.bugs.Notes()
 }
 
 // command runs the slash commands app.Runtime owns (/export, /import,

@@ -1,4 +1,4 @@
-package app
+package bugreport
 
 import (
 	"fmt"
@@ -17,54 +17,46 @@ import (
 // with what the next request would carry (model, system prompt, tool
 // declarations and a one-line summary per message) and returns the path.
 // Credentials are never resolved, so none can appear in it.
-func (r *Runtime) writeDebugLog() (string, error) {
-	if r.cfg.AgentDir == "" {
+func (f *Feature) WriteDebugLog() (string, error) {
+	if f.o.AgentDir == "" {
 		return "", fmt.Errorf("debug: no agent directory")
 	}
-	path := config.Agent{Dir: r.cfg.AgentDir}.DebugLog()
+	path := config.Agent{Dir: f.o.AgentDir}.DebugLog()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("debug: %w", err)
 	}
-	if err := os.WriteFile(path, []byte(r.debugReport()), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(f.debugReport()), 0o600); err != nil {
 		return "", fmt.Errorf("debug: %w", err)
 	}
 	return path, nil
 }
 
-// DebugReport is the text /debug writes.
-func (r *Runtime) debugReport() string {
+// debugReport is the text /debug writes.
+func (f *Feature) debugReport() string {
 	var b strings.Builder
-	s := r.Session()
-	fmt.Fprintf(&b, "relay debug log, %s\n", r.cfg.Now().UTC().Format(time.RFC3339))
-	fmt.Fprintf(&b, "relay %s, %s, %s/%s\n", relayVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(&b, "cwd: %s\nsession: %s (%s)\n", r.cfg.Cwd, s.SessionFile(), s.SessionID())
-	model := r.Model()
+	s := f.rt.Session()
+	fmt.Fprintf(&b, "relay debug log, %s\n", f.o.now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "relay %s, %s, %s/%s\n", f.o.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "cwd: %s\nsession: %s (%s)\n", f.o.Cwd, s.SessionFile(), s.SessionID())
+	model := f.rt.Model()
 	if model != nil {
 		fmt.Fprintf(&b, "model: %s/%s (api %s, base URL %s, context window %d, max tokens %d)\n",
 			model.Provider, model.ID, model.API, redactURL(model.BaseURL), model.ContextWindow, model.MaxTokens)
 	} else {
 		b.WriteString("model: none selected\n")
 	}
-	fmt.Fprintf(&b, "thinking level: %s\nstreaming: %v, compacting: %v\n", r.ThinkingLevel(), r.isStreaming(), r.isCompacting())
+	st := f.rt.State()
+	fmt.Fprintf(&b, "thinking level: %s\nstreaming: %v, compacting: %v\n", f.rt.ThinkingLevel(), st.IsStreaming, st.IsCompacting)
 
-	msgs := r.ContextMessages()
-	state := llm.ReplaySystem(msgs)
-	in := r.promptInputs()
-	// The next request persists a patch when prompt or tools changed; show
-	// the result of that patch without writing it.
-	if patch := SystemPatch(&state, BuildSections(in), in.Tools, r.now()); patch != nil {
-		state.Apply(patch)
-	}
-	prompt := state.Prompt()
-	fmt.Fprintf(&b, "\n=== System prompt (%d chars) ===\n%s\n", len(prompt), prompt)
-
-	fmt.Fprintf(&b, "\n=== Tools (%d) ===\n", len(state.Tools))
-	for _, t := range state.Tools {
+	next := f.rt.NextRequest()
+	fmt.Fprintf(&b, "\n=== System prompt (%d chars) ===\n%s\n", len(next.SystemPrompt), next.SystemPrompt)
+	fmt.Fprintf(&b, "\n=== Tools (%d) ===\n", len(next.Tools))
+	for _, t := range next.Tools {
 		fmt.Fprintf(&b, "- %s: %s\n  parameters: %s\n", t.Name, oneLine(t.Description, 300), string(t.Parameters))
 	}
 
 	var visible []llm.Message
-	for _, m := range msgs {
+	for _, m := range next.Messages {
 		if a, ok := m.(*llm.AssistantMessage); ok && (a.StopReason == llm.StopError || a.StopReason == llm.StopAborted) {
 			continue
 		}
@@ -75,7 +67,7 @@ func (r *Runtime) debugReport() string {
 	for _, m := range modelMsgs {
 		total += compaction.EstimateMessage(m)
 	}
-	fmt.Fprintf(&b, "\n=== Messages (%d sent to the model, ~%d tokens estimated; %d on the branch) ===\n", len(modelMsgs), total, len(msgs))
+	fmt.Fprintf(&b, "\n=== Messages (%d sent to the model, ~%d tokens estimated; %d on the branch) ===\n", len(modelMsgs), total, len(next.Messages))
 	for i, m := range modelMsgs {
 		fmt.Fprintf(&b, "%4d %-10s ~%-6d %s\n", i, m.MessageRole(), compaction.EstimateMessage(m), summarizeMessage(m))
 	}

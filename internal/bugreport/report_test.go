@@ -1,4 +1,4 @@
-package app
+package bugreport
 
 import (
 	"archive/zip"
@@ -56,7 +56,7 @@ func plantSecrets(t *testing.T, e *cmdEnv) {
 	t.Setenv("ANTHROPIC_API_KEY", "env-ANTHROPIC-KEY-31337")
 	t.Setenv("GITHUB_TOKEN", "env-GITHUB-TOKEN-2718")
 	t.Setenv("RELAY_OFFLINE", "1")
-	e.rt.cfg.Env = config.ReadEnv()
+	e.f.o.Env = config.ReadEnv()
 }
 
 func readZip(t *testing.T, path string) map[string]string {
@@ -86,7 +86,7 @@ func TestBugReportHasNoSecrets(t *testing.T) {
 	// The user pasted a key into the conversation: the transcript is scrubbed too.
 	e.rt.Session().AppendMessage(userText("my key is env-ANTHROPIC-KEY-31337, why does it fail?"))
 
-	res, err := e.rt.BugReport(context.Background(), BugOptions{Description: "it hangs after the tool call", Transcript: BugTranscriptInclude})
+	res, err := e.f.Write(context.Background(), Request{Description: "it hangs after the tool call", Transcript: TranscriptInclude})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,12 +165,12 @@ func TestBugReportHasNoSecrets(t *testing.T) {
 	if !strings.Contains(files["session.jsonl"], "please check the build") || !strings.Contains(files["session.jsonl"], "my key is <redacted>") {
 		t.Error("transcript missing or not scrubbed")
 	}
-	if e.models.authCalls != 0 {
+	if e.models.AuthCalls != 0 {
 		t.Error("the report resolved credentials")
 	}
 	leaf := e.rt.Session().LeafEntry()
-	if c := leaf.Custom(); c == nil || c.CustomType != BugCustomType {
-		t.Errorf("no %s entry recorded", BugCustomType)
+	if c := leaf.Custom(); c == nil || c.CustomType != CustomType {
+		t.Errorf("no %s entry recorded", CustomType)
 	}
 }
 
@@ -186,14 +186,14 @@ func contains(list []string, s string) bool {
 func TestBugReportOmitAndSummary(t *testing.T) {
 	e := newCmdRuntime(t, "## Goal\nCheck the build.\n\n## Problem\nThe provider was overloaded.")
 	e.seed(t)
-	res, err := e.rt.BugReport(context.Background(), BugOptions{})
+	res, err := e.f.Write(context.Background(), Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if files := readZip(t, res.Path); len(files) != 2 || files["session.jsonl"] != "" {
 		t.Errorf("omit: files %v", res.Files)
 	}
-	res, err = e.rt.BugReport(context.Background(), BugOptions{Description: "overloaded", Transcript: BugTranscriptSummary, Dir: t.TempDir()})
+	res, err = e.f.Write(context.Background(), Request{Description: "overloaded", Transcript: TranscriptSummary, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestBugReportOmitAndSummary(t *testing.T) {
 	if !strings.HasPrefix(files["summary.md"], "## Goal\nCheck the build.") || files["session.jsonl"] != "" {
 		t.Errorf("summary: %v", files)
 	}
-	reqs := e.models.client.reqs
+	reqs := e.client.Reqs
 	if len(reqs) != 1 {
 		t.Fatalf("%d summary requests", len(reqs))
 	}
@@ -214,7 +214,7 @@ func TestBugReportOmitAndSummary(t *testing.T) {
 	if len(reqs[0].Tools) != 0 || reqs[0].SystemPrompt != bugSummarySystem {
 		t.Errorf("summary request has tools or the wrong system prompt")
 	}
-	if _, err := e.rt.BugReport(context.Background(), BugOptions{Transcript: "everything"}); err == nil {
+	if _, err := e.f.Write(context.Background(), Request{Transcript: "everything"}); err == nil {
 		t.Error("unknown transcript option accepted")
 	}
 }
