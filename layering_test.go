@@ -39,6 +39,7 @@ var layers = map[string]int{
 	"internal/sessionshare":            45, // /export /import /copy /share on the runtime's registry
 	"internal/apikeys":                 45, // /login /logout on the runtime's registry
 	"internal/bugreport":               45, // /bug /debug on the runtime's registry
+	"internal/cachewarm":               45, // prompt-cache refreshes and miss notices on the seam
 	"internal/agent":                   30,
 	"internal/compaction":              30,
 	"internal/harness":                 30,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -56,6 +57,13 @@ func (r *Runtime) sessionInfoText() string {
 		b.WriteString("\nModel\n")
 		line("Model:", m.Provider+"/"+m.ID)
 		line("Thinking:", string(r.ThinkingLevel()))
+	}
+	// Features' own lines (cache warming's next decision, ...).
+	if details := r.hooks.RunStatusDetails(context.Background()); len(details) > 0 {
+		b.WriteString("\n")
+		for _, d := range details {
+			b.WriteString(d + "\n")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -482,11 +482,12 @@ func (r *Runtime) stream(ctx context.Context, emit func(llm.AssistantEvent)) *ll
 			inner(e)
 		}
 	}
+	sent := r.cfg.Now()
 	msg := client.Stream(ctx, req, emit)
 	if msg.ThinkingLevel == "" && req.Model.Reasoning {
 		msg.ThinkingLevel = string(req.ThinkingLevel)
 	}
-	r.hooks.AssistantEnd.Notify(ctx, &hooks.AssistantEnd{Message: msg})
+	r.hooks.AssistantEnd.Notify(ctx, &hooks.AssistantEnd{Message: msg, Request: req, SentAt: sent})
 	return msg
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/apikeys"
 	"github.com/relay-agent/relay/internal/bugreport"
+	"github.com/relay-agent/relay/internal/cachewarm"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
@@ -66,6 +67,7 @@ type launch struct {
 	rt            *app.Runtime
 	mcp           *mcp.Manager // nil when MCP is off or not configured
 	bugs          *bugreport.Feature
+	warm          *cachewarm.Warmer
 }
 
 // exit ends the launch early with a status and no error (--export,
@@ -80,6 +82,9 @@ func run(ctx context.Context, a *Args, env config.Env, stdin io.Reader, stdout, 
 	}
 	l := &launch{a: a, env: env, stdin: stdin, stdout: stdout, stderr: stderr}
 	defer func() {
+		if l.warm != nil {
+			l.warm.Close()
+		}
 		if l.mcp != nil {
 			l.mcp.Close()
 		}
@@ -358,6 +363,9 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	if l.bugs, err = bugreport.Register(rt, bo); err != nil {
 		return err
 	}
+	mode := st.CacheWarming
+	l.warm = cachewarm.Register(rt, cachewarm.Options{Mode: func() settings.CacheWarming { return mode },
+		ShowMissNotices: st.ShowCacheMissNotices, Models: cfg.Models})
 	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)
 	for _, d := range rt.Resources().Diagnostics {
 		fmt.Fprintln(l.stderr, "Warning:", d)

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
@@ -140,6 +141,11 @@ type StreamEvent struct {
 // assistant role; Laya's telemetry and plan tracking observe it).
 type AssistantEnd struct {
 	Message *llm.AssistantMessage
+	// Request is the request as sent (nil when none could be built) and
+	// SentAt when it went out: cache warming replays it before the prompt
+	// cache entry it wrote expires. Handlers must not change it.
+	Request *llm.Request
+	SentAt  time.Time
 }
 
 // ToolCall is a tool call about to run (spec: tool_call). Input may be
@@ -296,11 +302,28 @@ type TrustResult struct {
 type None struct{}
 
 // StatusQuery asks features for their status-line text (the TUI polls it
-// each frame; a feature's equivalent of an extension's ui.setStatus).
-type StatusQuery struct{}
+// each frame; a feature's equivalent of an extension's ui.setStatus), or
+// with Detail for the lines /session shows.
+type StatusQuery struct {
+	Detail bool
+}
 
-// StatusResult is a feature's status-line part and footer model text.
+// StatusResult is a feature's status-line part and footer model text, or
+// its /session lines when the query asked for Detail.
 type StatusResult struct {
 	Line   string
 	Footer string
+	Detail []string
+}
+
+// CacheWarmingDecision is relay's decision before a prompt-cache refresh
+// (spec: cache_warming_decision). Costs are in dollars.
+type CacheWarmingDecision struct {
+	WarmCost, MissCost, ContinuationProbability float64
+	Action                                      string // "warm" | "stop"
+}
+
+// CacheWarmingResult overrides the action when Action is "warm" or "stop".
+type CacheWarmingResult struct {
+	Action string
 }

@@ -47,6 +47,7 @@ type Set struct {
 	ResourcesDiscover Point[ResourcesDiscover, ResourcesResult]
 	ProjectTrust      Point[Trust, TrustResult]
 	Status            Point[StatusQuery, StatusResult]
+	CacheWarming      Point[CacheWarmingDecision, CacheWarmingResult]
 }
 
 // New returns a Set with every point named as in the spec.
@@ -81,6 +82,7 @@ func New() *Set {
 	s.ResourcesDiscover.init("resources_discover", s)
 	s.ProjectTrust.init("project_trust", s)
 	s.Status.init("status", s)
+	s.CacheWarming.init("cache_warming_decision", s)
 	return s
 }
 
@@ -286,6 +288,29 @@ func (s *Set) RunStatus(ctx context.Context) (line, footer string) {
 		return false
 	}, nil)
 	return strings.Join(parts, " · "), footer
+}
+
+// RunStatusDetails collects the features' /session lines.
+func (s *Set) RunStatusDetails(ctx context.Context) []string {
+	var lines []string
+	s.Status.each(ctx, &StatusQuery{Detail: true}, func(_ string, r StatusResult) bool {
+		lines = append(lines, r.Detail...)
+		return false
+	}, nil)
+	return lines
+}
+
+// RunCacheWarming lets handlers override the decision in turn, each seeing
+// the action so far; a failing handler is skipped (relay's decision
+// stands). It returns the final action.
+func (s *Set) RunCacheWarming(ctx context.Context, d CacheWarmingDecision) string {
+	s.CacheWarming.each(ctx, &d, func(_ string, r CacheWarmingResult) bool {
+		if r.Action == "warm" || r.Action == "stop" {
+			d.Action = r.Action
+		}
+		return false
+	}, nil)
+	return d.Action
 }
 
 // Wire returns the callbacks a provider request carries (llm.Request's
