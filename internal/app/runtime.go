@@ -78,10 +78,14 @@ type Config struct {
 	ProviderRetries  int
 	ProviderMaxDelay time.Duration
 	IdleTimeout      time.Duration
-	CacheRetention   llm.CacheRetention
-	ThinkingBudgets  map[llm.ThinkingLevel]int
-	SteeringMode     string
-	FollowUpMode     string
+	// Transport and WebsocketConnectTimeout are the settings transport and
+	// websocketConnectTimeoutMs, for clients that can use a websocket.
+	Transport               string
+	WebsocketConnectTimeout time.Duration
+	CacheRetention          llm.CacheRetention
+	ThinkingBudgets         map[llm.ThinkingLevel]int
+	SteeringMode            string
+	FollowUpMode            string
 
 	// BashEnv returns extra environment for user shell commands (!cmd).
 	Shell func(ctx context.Context, command string, onChunk func(string)) (BashResult, error)
@@ -462,6 +466,9 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 		MaxRetryDelay:   r.cfg.ProviderMaxDelay,
 		IdleTimeout:     r.cfg.IdleTimeout,
 		HTTPClient:      r.cfg.HTTPClient,
+		Transport:       r.cfg.Transport,
+
+		WebsocketConnectTimeout: r.cfg.WebsocketConnectTimeout,
 	}
 	req.OnPayload, req.OnHeaders, req.OnResponse = r.hooks.Wire(ctx, model)
 	if sys := r.runSystemPrompt(); sys != "" {

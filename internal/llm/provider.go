@@ -42,6 +42,12 @@ type Request struct {
 	// the answer may go without progress (content, not bytes: keep-alives
 	// do not count); 0 = off. See streamGuard.
 	IdleTimeout time.Duration
+	// Transport is the transport preference of the settings ("auto",
+	// "sse", "websocket", "websocket-cached"); clients with one transport
+	// ignore it. WebsocketConnectTimeout bounds the socket handshake (0:
+	// no bound beyond ctx).
+	Transport               string
+	WebsocketConnectTimeout time.Duration
 	// MaxAnswerBytes bounds the content of one answer; 0 means
 	// DefaultMaxAnswerBytes.
 	MaxAnswerBytes int64

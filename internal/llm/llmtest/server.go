@@ -118,6 +118,9 @@ type Server struct {
 	ruleUsed  []int
 	requests  []Request
 	onRequest func(Request)
+	ws        bool
+	wsFault   *WebsocketFault
+	wsConns   int
 }
 
 // NewServer starts a fake provider on a loopback port.
@@ -232,6 +235,10 @@ func (s *Server) matches(m *Match, api string, enc Encoder, req *Request) bool {
 
 // ServeHTTP answers one request from the script.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isUpgrade(r) {
+		s.serveWebsocket(w, r)
+		return
+	}
 	raw, _ := io.ReadAll(r.Body)
 	api, enc := encoderForRequest(r)
 	req := Request{API: api, Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Raw: raw}

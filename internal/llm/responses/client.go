@@ -27,10 +27,23 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		return b.Fail(pe)
 	}
 	url := strings.TrimRight(req.Model.BaseURL, "/") + "/responses"
-	resp, perr := llm.PostSSE(ctx, req, url, buildBody(req), func(h http.Header) {
+	headers := func(h http.Header) {
 		llm.BearerAuth(h, req.APIKey)
 		llm.CopilotHeaders(h, req)
-	})
+	}
+	body := buildBody(req)
+	if wantsWebsocket(req) {
+		if _, sticky := sseSessions.Load(req.SessionID); !sticky || req.SessionID == "" {
+			msg, err := streamWebsocket(ctx, req, url, body, headers, b)
+			if err == nil {
+				return msg
+			}
+			if req.SessionID != "" {
+				sseSessions.Store(req.SessionID, true)
+			}
+		}
+	}
+	resp, perr := llm.PostSSE(ctx, req, url, body, headers)
 	if perr != nil {
 		return b.Fail(perr)
 	}

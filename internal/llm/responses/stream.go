@@ -92,41 +92,67 @@ type streamState struct {
 }
 
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
-	st := &streamState{b: b, items: map[int]*output{}}
-	var fail *llm.ProviderError
-	var dec fastDecoder
-	var e event
-	err := llm.ReadEventsRaw(body, func(name string, data []byte) bool {
-		data = bytes.TrimSpace(data)
-		if len(data) == 0 {
-			return true
-		}
-		if string(data) == "[DONE]" {
+	h := newEventHandler(b)
+	err := llm.ReadEventsRaw(body, h.handle)
+	return h.finish(ctx, err)
+}
+
+// eventHandler applies the events of one answer, whatever carries them
+// (SSE data lines or websocket frames).
+type eventHandler struct {
+	st   *streamState
+	fail *llm.ProviderError
+	dec  fastDecoder
+	e    event
+	seen int // events applied
+}
+
+func newEventHandler(b *llm.MessageBuilder) *eventHandler {
+	return &eventHandler{st: &streamState{b: b, items: map[int]*output{}}}
+}
+
+// handle applies one event named name (the SSE event field, "" for a
+// websocket frame) and reports whether to read on.
+func (h *eventHandler) handle(name string, data []byte) bool {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return true
+	}
+	if string(data) == "[DONE]" {
+		return false
+	}
+	if ignored(name) {
+		return true
+	}
+	e := &h.e
+	if !fastPath || !h.dec.decode(data, e) {
+		*e = event{}
+		if err := json.Unmarshal(data, e); err != nil {
+			h.fail = llm.MalformedError("responses event", err, string(data))
 			return false
 		}
-		if ignored(name) {
-			return true
-		}
-		if !fastPath || !dec.decode(data, &e) {
-			e = event{}
-			if err := json.Unmarshal(data, &e); err != nil {
-				fail = llm.MalformedError("responses event", err, string(data))
-				return false
-			}
-		}
-		if e.Type == "" {
-			e.Type = name
-		}
-		fail = st.apply(&e)
-		return fail == nil && !st.finished
-	})
-	if fail != nil {
-		return b.Fail(fail)
+	}
+	if e.Type == "" {
+		e.Type = name
+	}
+	if name == "" && ignored(e.Type) {
+		return true
+	}
+	h.seen++
+	h.fail = h.st.apply(e)
+	return h.fail == nil && !h.st.finished
+}
+
+// finish ends the message after the reader stopped with err.
+func (h *eventHandler) finish(ctx context.Context, err error) *llm.AssistantMessage {
+	b := h.st.b
+	if h.fail != nil {
+		return b.Fail(h.fail)
 	}
 	if pe := llm.ErrorFromContext(ctx); pe != nil {
 		return b.Fail(pe)
 	}
-	if st.finished {
+	if h.st.finished {
 		return b.Finish()
 	}
 	if err == nil || errors.Is(err, io.EOF) {
