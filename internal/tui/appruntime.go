@@ -97,9 +97,9 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
 	opts.Registry = rt.Commands()
 	opts.Reload = appReload(rt, ar, o)
-	// The harness's authorization gate asks here, in a y/n dialog.
+	// Extensions and the harness's authorization gate reach the person here.
 	opts.Approver = NewApprover()
-	defer rt.Hooks().BindUI(uiOf(opts.Approver))()
+	defer rt.Hooks().BindUI(opts.Approver)()
 	opts.Notices = func(fn func(string)) func() {
 		return rt.Hooks().SubscribeNotices(func(n hooks.Notice) { fn(n.Text) })
 	}

@@ -2,9 +2,9 @@ package tui
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"strings"
-	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -13,129 +13,154 @@ import (
 	"github.com/relay-agent/relay/internal/tui/keymap"
 )
 
-// Approver is the interactive authorization gate: the harness calls
-// Confirm from the agent goroutine, the UI shows a y/n dialog, and Confirm
-// returns the answer. It implements app.Approver.
-type Approver struct {
-	reqs     chan *confirmReq
-	done     chan struct{} // closed when the UI has gone
-	doneOnce sync.Once
+// dialog is a modal question of hooks.UI (confirm, select, input,
+// editor). One shows at a time; the others wait behind it. A dialog whose
+// caller stopped waiting (its ctx ended: timeout or abort) goes away.
+type dialog interface {
+	overlay
+	base() *dialogBase
 }
 
-// NewApprover returns an approver to install with rt.SetApprover and to
-// hand to the UI in Options.Approver.
-func NewApprover() *Approver {
-	return &Approver{reqs: make(chan *confirmReq), done: make(chan struct{})}
+// dialogBase is what every dialog shares: the caller's context, the reply
+// channel (buffered: the UI never blocks on it) and the overlay it hides.
+type dialogBase struct {
+	ctx   context.Context
+	reply chan dialogAnswer
+	prev  overlay
+	title string
 }
 
-// errUIClosed answers questions asked after the UI has exited.
-var errUIClosed = errors.New("the interactive UI has closed")
+func (d *dialogBase) base() *dialogBase { return d }
 
-// Close makes pending and later questions fail (Run calls it on exit).
-func (a *Approver) Close() { a.doneOnce.Do(func() { close(a.done) }) }
-
-type confirmReq struct {
-	ctx            context.Context
-	title, message string
-	reply          chan bool // buffered: the UI never blocks on it
+type dialogAnswer struct {
+	text string
+	ok   bool
 }
 
-// Confirm asks the person and waits for the answer. It fails with the
-// context's error when the run is aborted or the UI has gone.
+// ask shows the dialog open builds and waits for the answer, ctx's end or
+// the UI's exit.
+func (a *Approver) ask(ctx context.Context, open func(b dialogBase) dialog) (dialogAnswer, error) {
+	if err := ctx.Err(); err != nil {
+		return dialogAnswer{}, err
+	}
+	reply := make(chan dialogAnswer, 1)
+	d := open(dialogBase{ctx: ctx, reply: reply})
+	if !a.post(func(m *Model) { m.openDialog(d) }) {
+		return dialogAnswer{}, hooks.ErrUIClosed
+	}
+	select {
+	case r := <-reply:
+		return r, nil
+	case <-ctx.Done():
+		// The dialog closes as soon as its caller stops waiting, not at
+		// the next key press.
+		a.post(func(m *Model) { m.dropStaleDialogs() })
+		return dialogAnswer{}, ctx.Err()
+	case <-a.done:
+		return dialogAnswer{}, hooks.ErrUIClosed
+	}
+}
+
+// Confirm asks a yes/no question (the harness's authorization gate, an
+// extension's ctx.ui.confirm). It fails with the context's error when the
+// run is aborted or the dialog times out, ErrUIClosed when the UI has gone.
 func (a *Approver) Confirm(ctx context.Context, title, message string) (bool, error) {
-	r := &confirmReq{ctx: ctx, title: title, message: message, reply: make(chan bool, 1)}
-	select {
-	case a.reqs <- r:
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-a.done:
-		return false, errUIClosed
-	}
-	select {
-	case ok := <-r.reply:
-		return ok, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-a.done:
-		return false, errUIClosed
-	}
+	r, err := a.ask(ctx, func(b dialogBase) dialog {
+		b.title = title
+		return &confirmDialog{dialogBase: b, message: message}
+	})
+	return r.ok, err
 }
 
-type confirmMsg struct{ req *confirmReq }
-
-// wait is the Cmd that delivers the next request to the update loop.
-func (a *Approver) wait(ctx context.Context) tea.Cmd {
-	return func() tea.Msg {
-		select {
-		case r := <-a.reqs:
-			return confirmMsg{r}
-		case <-ctx.Done():
-			return nil
-		}
-	}
-}
-
-// confirmDialog is the modal y/n question; it hides (and keeps) whatever
-// overlay was open and restores it when answered.
-type confirmDialog struct {
-	req  *confirmReq
-	prev overlay
-}
-
-func (m *Model) openConfirm(r *confirmReq) {
-	if _, ok := m.overlay.(*confirmDialog); ok {
-		// One question at a time: a second one waits behind the first.
-		m.confirmQueue = append(m.confirmQueue, r)
+func (m *Model) openDialog(d dialog) {
+	if d.base().ctx.Err() != nil {
 		return
 	}
-	m.overlay = &confirmDialog{req: r, prev: m.overlay}
+	if _, ok := m.overlay.(dialog); ok {
+		// One question at a time: a second one waits behind the first.
+		m.dialogQueue = append(m.dialogQueue, d)
+		return
+	}
+	d.base().prev = m.overlay
+	m.overlay = d
 	m.setStatus("", false)
 }
 
-func (c *confirmDialog) answer(m *Model, ok bool) {
-	c.req.reply <- ok
-	m.closeConfirm(c)
-	if ok {
-		m.setStatus("Allowed: "+c.req.title, false)
-	} else {
-		m.setStatus("Refused: "+c.req.title, true)
+// answer replies once and closes the dialog.
+func (m *Model) answer(d dialog, r dialogAnswer) {
+	select {
+	case d.base().reply <- r:
+	default:
 	}
+	m.closeDialog(d)
 }
 
-func (m *Model) closeConfirm(c *confirmDialog) {
-	m.overlay = c.prev
-	if len(m.confirmQueue) > 0 {
-		next := m.confirmQueue[0]
-		m.confirmQueue = m.confirmQueue[1:]
-		m.overlay = &confirmDialog{req: next, prev: c.prev}
-	}
-}
-
-// dropStaleConfirm closes a dialog whose caller stopped waiting (the run
-// was aborted).
-func (m *Model) dropStaleConfirm() {
-	for {
-		c, ok := m.overlay.(*confirmDialog)
-		if !ok || c.req.ctx.Err() == nil {
+func (m *Model) closeDialog(d dialog) {
+	prev := d.base().prev
+	m.overlay = prev
+	for len(m.dialogQueue) > 0 {
+		next := m.dialogQueue[0]
+		m.dialogQueue = m.dialogQueue[1:]
+		if next.base().ctx.Err() == nil {
+			next.base().prev = prev
+			m.overlay = next
 			break
 		}
-		m.closeConfirm(c)
 	}
-	live := m.confirmQueue[:0]
-	for _, r := range m.confirmQueue {
-		if r.ctx.Err() == nil {
-			live = append(live, r)
+}
+
+// dropStaleDialogs closes dialogs whose caller stopped waiting.
+func (m *Model) dropStaleDialogs() {
+	live := m.dialogQueue[:0]
+	for _, d := range m.dialogQueue {
+		if d.base().ctx.Err() == nil {
+			live = append(live, d)
 		}
 	}
-	m.confirmQueue = live
+	clear(m.dialogQueue[len(live):])
+	m.dialogQueue = live
+	for {
+		d, ok := m.overlay.(dialog)
+		if !ok || d.base().ctx.Err() == nil {
+			break
+		}
+		m.closeDialog(d)
+	}
+}
+
+// heading is the dialog's title with the time left when it has a timeout.
+func (d *dialogBase) heading(m *Model, role, prefix string) string {
+	h := "\x1b[1m" + m.th.Fg(role, prefix+d.title) + "\x1b[22m"
+	if hooks.DialogTimeout(d.ctx) > 0 {
+		if dl, ok := d.ctx.Deadline(); ok {
+			left := max(0, time.Until(dl).Round(time.Second))
+			h += m.th.Fg("dim", fmt.Sprintf(" (%ds)", int(left/time.Second)))
+		}
+	}
+	return h
+}
+
+// confirmDialog is the modal y/n question.
+type confirmDialog struct {
+	dialogBase
+	message string
+}
+
+func (c *confirmDialog) reply(m *Model, ok bool) {
+	m.answer(c, dialogAnswer{ok: ok})
+	if ok {
+		m.setStatus("Allowed: "+c.title, false)
+	} else {
+		m.setStatus("Refused: "+c.title, true)
+	}
 }
 
 func (c *confirmDialog) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case k.Text == "y" || k.Text == "Y" || m.is(keymap.SelectConfirm, k):
-		c.answer(m, true)
+		c.reply(m, true)
 	case k.Text == "n" || k.Text == "N" || m.is(keymap.SelectCancel, k) || m.is(keymap.AppInterrupt, k):
-		c.answer(m, false)
+		c.reply(m, false)
 	}
 	return nil
 }
@@ -144,10 +169,10 @@ func (c *confirmDialog) paste(*Model, string) tea.Cmd { return nil }
 
 func (c *confirmDialog) view(m *Model, w, h int) string {
 	var b strings.Builder
-	b.WriteString("\x1b[1m" + m.th.Fg("warning", "⚠ "+c.req.title) + "\x1b[22m")
+	b.WriteString(c.heading(m, "warning", "⚠ "))
 	b.WriteString("\n")
 	lines := 0
-	for _, l := range strings.Split(strings.TrimRight(c.req.message, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(c.message, "\n"), "\n") {
 		if lines >= max(1, h-3) {
 			b.WriteString(m.th.Fg("dim", "…") + "\n")
 			break
@@ -157,17 +182,4 @@ func (c *confirmDialog) view(m *Model, w, h int) string {
 	}
 	b.WriteString(m.th.Fg("dim", "y allow · n refuse ("+m.km.Label(keymap.SelectConfirm)+" / "+m.km.Label(keymap.SelectCancel)+")"))
 	return b.String()
-}
-
-// approverUI is the TUI's hooks.UI while the rest of ctx.ui is being
-// built: the confirm dialog, the documented defaults for the rest.
-type approverUI struct {
-	hooks.Headless
-	a *Approver
-}
-
-func uiOf(a *Approver) hooks.UI { return approverUI{a: a} }
-
-func (u approverUI) Confirm(ctx context.Context, title, message string) (bool, error) {
-	return u.a.Confirm(ctx, title, message)
 }

@@ -25,8 +25,29 @@ func (m *Model) is(action keymap.ID, k tea.KeyPressMsg) bool { return m.km.Match
 // transcript actions; an open completion list; application actions; and
 // finally the editor.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	// Extensions' terminal input listeners see every key first.
+	keys, consumed := m.terminalInput(k)
+	if consumed {
+		return nil
+	}
+	if len(keys) == 1 {
+		return m.routeKey(keys[0])
+	}
+	cmds := make([]tea.Cmd, 0, len(keys))
+	for _, k := range keys {
+		cmds = append(cmds, m.routeKey(k))
+	}
+	return tea.Batch(cmds...)
+}
+
+// routeKey is handleKey for one key; a focused extension component or a
+// replacement editor comes right after the modal overlays.
+func (m *Model) routeKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.overlay != nil {
 		return m.overlay.key(m, k)
+	}
+	if m.extKey(k) {
+		return nil
 	}
 	if m.searching {
 		return m.searchKey(k)

@@ -136,7 +136,8 @@ type Model struct {
 	rows     []string // transcript rows of the last fullscreen frame
 	themeMod time.Time
 
-	confirmQueue []*confirmReq // approval questions behind the open one
+	dialogQueue []dialog // hooks.UI questions behind the open one
+	ext         extState // what extensions put on screen (extui.go)
 
 	escHeld   bool // a lone Escape waits to become an Alt prefix
 	escSeq    int
@@ -242,6 +243,7 @@ func (m *Model) setTheme(th *theme.Theme) {
 	if m.ed != nil {
 		m.ed.Styles = m.editorStyles()
 	}
+	m.publishTheme()
 }
 
 func (m *Model) codeIndent() string {
@@ -379,9 +381,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.showNotice(msg.text), m.waitNotice)
 	case noticeExpireMsg:
 		m.expireNotice(msg.seq)
-	case confirmMsg:
-		m.openConfirm(msg.req)
+	case uiOpsMsg:
+		for _, op := range msg {
+			op(m)
+		}
 		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
+	case compRenderedMsg:
+		m.compRendered(msg)
 	case infoMsg:
 		m.info, m.infoBusy = msg.info, false
 	case printNextMsg:
@@ -450,7 +456,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		if m.overlay != nil {
 			cmds = append(cmds, m.overlay.paste(m, msg.Content))
-		} else {
+		} else if !m.extPaste(msg.Content) {
 			m.ed.Paste(msg.Content)
 		}
 	case tea.MouseClickMsg, tea.MouseMotionMsg, tea.MouseReleaseMsg:
@@ -487,9 +493,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyboardEnhancementsMsg:
 		m.kittyKeys = msg.SupportsKeyDisambiguation()
 	}
-	if m.overlay != nil || len(m.confirmQueue) > 0 {
-		m.dropStaleConfirm()
+	if m.overlay != nil || len(m.dialogQueue) > 0 {
+		m.dropStaleDialogs()
 	}
+	m.syncComps()
+	m.mirror()
 	if !m.fullscreen && m.width > 0 {
 		if lines := m.tr.TakeCommitted(m.contentWidth()); len(lines) > 0 {
 			cmds = append(cmds, m.queuePrint(lines))

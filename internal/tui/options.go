@@ -102,8 +102,9 @@ type Options struct {
 	// user asks to save; may be nil.
 	SaveSetting func(key string, value any) error
 
-	// Approver receives the harness's authorization questions and shows
-	// them as y/n dialogs; nil means none are asked here.
+	// Approver is the hooks.UI this UI serves: the harness's authorization
+	// questions and everything extensions show (dialogs, widgets, status,
+	// components); nil means none are shown here.
 	Approver *Approver
 
 	// Notices subscribes to the runtime's transient notices (harness

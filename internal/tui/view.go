@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/tui/editor"
 	"github.com/relay-agent/relay/internal/tui/keymap"
 	"github.com/relay-agent/relay/internal/tui/theme"
@@ -59,7 +60,13 @@ func (m *Model) View() tea.View {
 				live = live[len(live)-keep:]
 			}
 		}
-		m.rows = m.transcriptWithScrollbar(w, max(1, avail-len(live)))
+		// An extension's header is pinned above the transcript; it is part
+		// of the rows selection works on.
+		var hdr []string
+		if h := m.ext.header; h != nil {
+			hdr = h.draw(m, w, max(0, avail/2))
+		}
+		m.rows = append(hdr, m.transcriptWithScrollbar(w, max(1, avail-len(live)-len(hdr)))...)
 		lines = append(m.highlight(m.rows), live...)
 	} else {
 		live := m.tr.Live(w)
@@ -76,6 +83,16 @@ func (m *Model) View() tea.View {
 		cursorRow += len(lines)
 	}
 	lines = append(lines, bottom...)
+	// Extensions' overlays go over everything; a focused one owns the
+	// cursor.
+	n := len(lines)
+	lines, ovRow, ovCol := m.compositeOverlays(lines)
+	if cursorRow >= 0 {
+		cursorRow += len(lines) - n
+	}
+	if f := m.focusedCustom(); f != nil && f.overlay {
+		cursorRow, cursorCol = ovRow, ovCol
+	}
 	if !m.fullscreen && !m.opts.ClearOnShrink {
 		// terminal.clearOnShrink off: the frame never gets shorter, so the
 		// rows it leaves stay as blank rows instead of being cleared.
@@ -103,6 +120,7 @@ func (m *Model) View() tea.View {
 		lines = append(lines, "")
 	}
 	v := tea.NewView(strings.Join(lines, "\n"))
+	v.WindowTitle = m.ext.title
 	v.AltScreen = m.fullscreen
 	if m.fullscreen {
 		v.MouseMode = tea.MouseModeCellMotion
@@ -175,7 +193,12 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 		c, n := m.tr.SearchStatus()
 		status = th.Fg("accent", "Search: ") + m.search + th.Fg("muted", fmt.Sprintf("  %d/%d  enter next · %s close", c, n, m.km.Label(keymap.AltScreenSearchClose)))
 	case m.busy || m.bashRunning:
-		status = th.Fg("accent", spinner[m.spin%len(spinner)]+" Working…") + th.Fg("muted", " ("+m.km.Label(keymap.AppInterrupt)+" to interrupt)")
+		if frame, text, ok := m.workingRow(); ok {
+			if frame != "" {
+				text = frame + " " + text
+			}
+			status = th.Fg("accent", text) + th.Fg("muted", " ("+m.km.Label(keymap.AppInterrupt)+" to interrupt)")
+		}
 	}
 	// Our own notices come before the runtime's status, which may be long.
 	if m.status != "" {
@@ -203,10 +226,42 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 	if len(m.queued) > 0 {
 		lines = append(lines, th.Fg("dim", ansi.Truncate("  ↳ "+m.km.Label(keymap.AppMessageDequeue)+" to edit all queued messages", w, "…")))
 	}
-	if pop := m.ed.CompletionView(w - 2); pop != "" {
+	inline := m.inlineCustom()
+	if pop := m.ed.CompletionView(w - 2); pop != "" && inline == nil && m.ext.editor == nil {
 		for _, l := range strings.Split(pop, "\n") {
 			lines = append(lines, " "+l)
 		}
+	}
+	lines = append(lines, m.widgetLines(hooks.PlaceAboveEditor, w)...)
+	switch {
+	case inline != nil && inline.compView != nil:
+		// ctx.ui.custom without overlay: the component takes the editor's
+		// place until it is done.
+		comp := inline.draw(m, w, max(3, m.height*2/3))
+		curRow, curCol = -1, 0
+		if inline.cursorRow >= 0 && m.focusedCustom() == inline {
+			curRow, curCol = len(lines)+inline.cursorRow, inline.cursorCol
+		}
+		lines = append(lines, comp...)
+		lines = append(lines, m.widgetLines(hooks.PlaceBelowEditor, w)...)
+		lines = append(lines, m.footerLines(w)...)
+		return lines, curRow, curCol
+	case m.ext.editor != nil:
+		// A replacement editor draws itself, borders included.
+		e := m.ext.editor
+		padX := max(0, min(3, m.opts.EditorPaddingX))
+		comp := e.draw(m, m.editorWidth(w), max(1, m.height/2))
+		curRow, curCol = -1, 0
+		if e.cursorRow >= 0 && m.focusedCustom() == nil {
+			curRow, curCol = len(lines)+e.cursorRow, padX+e.cursorCol
+		}
+		pad := strings.Repeat(" ", padX)
+		for _, l := range comp {
+			lines = append(lines, pad+l)
+		}
+		lines = append(lines, m.widgetLines(hooks.PlaceBelowEditor, w)...)
+		lines = append(lines, m.footerLines(w)...)
+		return lines, curRow, curCol
 	}
 	// Editor between rules; the rule colour shows the thinking level.
 	ruleRole := "borderMuted"
@@ -230,8 +285,22 @@ func (m *Model) bottomArea(w int) (lines []string, curRow, curCol int) {
 		lines = append(lines, pad+l)
 	}
 	lines = append(lines, editorRule(th, ruleRole, w, "↓", below))
-	lines = append(lines, m.footer(w)...)
+	lines = append(lines, m.widgetLines(hooks.PlaceBelowEditor, w)...)
+	lines = append(lines, m.footerLines(w)...)
 	return lines, curRow, curCol
+}
+
+// footerLines is an extension's footer when one is set, else the built-in
+// footer and the extensions' status entries.
+func (m *Model) footerLines(w int) []string {
+	if f := m.ext.footer; f != nil {
+		return f.draw(m, w, max(1, m.height/3))
+	}
+	lines := m.footer(w)
+	if st := m.statusEntries(); len(st) > 0 {
+		lines = append(lines, ansi.Truncate(strings.Join(st, m.th.Fg("dim", " · ")), w, "…")+"\x1b[0m")
+	}
+	return lines
 }
 
 // editorRule is the rule above or below the editor, naming the rows

@@ -46,6 +46,18 @@ var optionalRoles = map[string]string{
 	"thinkingMax":     "thinkingXhigh",
 }
 
+// Roles lists every role a theme resolves: the required ones, then the
+// optional ones in name order.
+func Roles() []string {
+	out := append([]string(nil), requiredRoles...)
+	opt := make([]string, 0, len(optionalRoles))
+	for r := range optionalRoles {
+		opt = append(opt, r)
+	}
+	sort.Strings(opt)
+	return append(out, opt...)
+}
+
 // Kind of a colour value.
 type Kind uint8
 

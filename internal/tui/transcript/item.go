@@ -70,6 +70,7 @@ type renderCtx struct {
 	th            *theme.Theme
 	toolsExpanded bool
 	hideThinking  bool
+	thinkingLabel string // collapsed thinking's label ("" = "Thinking…")
 	outputPad     int
 	collapsedMax  int
 	// kitty draws images as unicode placeholders in redrawn lines (nil:
@@ -148,7 +149,11 @@ func (it *item) draw(c *renderCtx, width int) []string {
 		return lines
 	case KindThinking:
 		if c.hideThinking {
-			return []string{pad + th.Fg("thinkingText", theme.Italic("Thinking…"))}
+			label := c.thinkingLabel
+			if label == "" {
+				label = "Thinking…"
+			}
+			return []string{pad + th.Fg("thinkingText", theme.Italic(label))}
 		}
 		var out []string
 		for _, l := range wrapPlain(it.buf.String(), inner) {

@@ -141,6 +141,20 @@ func (t *Transcript) ThinkingHidden() bool { return t.ctx.hideThinking }
 // SetThinkingHidden collapses or expands thinking (app.thinking.toggle).
 func (t *Transcript) SetThinkingHidden(v bool) { t.ctx.hideThinking = v }
 
+// SetThinkingLabel sets the label of collapsed thinking blocks ("" = the
+// default); an extension's ctx.ui.setHiddenThinkingLabel.
+func (t *Transcript) SetThinkingLabel(label string) {
+	if label == t.ctx.thinkingLabel {
+		return
+	}
+	t.ctx.thinkingLabel = label
+	for _, it := range t.items {
+		if it.kind == KindThinking {
+			it.version++
+		}
+	}
+}
+
 // Clear drops every block (new session, resume, tree navigation).
 func (t *Transcript) Clear() {
 	if t.ctx.kitty != nil {

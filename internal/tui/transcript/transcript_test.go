@@ -367,3 +367,23 @@ func TestBranchSummaryCollapsed(t *testing.T) {
 		t.Errorf("raw tags shown:\n%s", expanded)
 	}
 }
+
+// ctx.ui.setHiddenThinkingLabel: collapsed thinking shows the label, and
+// already drawn blocks change with it.
+func TestThinkingLabel(t *testing.T) {
+	tr := newT()
+	streamTurn(tr)
+	tr.SetThinkingHidden(true)
+	view := func() string { return ansi.Strip(strings.Join(tr.View(50, 30), "\n")) }
+	if v := view(); !strings.Contains(v, "Thinking…") {
+		t.Fatalf("default label missing:\n%s", v)
+	}
+	tr.SetThinkingLabel("Pondering")
+	if v := view(); !strings.Contains(v, "Pondering") || strings.Contains(v, "Thinking…") {
+		t.Fatalf("label not applied:\n%s", v)
+	}
+	tr.SetThinkingLabel("")
+	if v := view(); !strings.Contains(v, "Thinking…") {
+		t.Fatalf("default label not restored:\n%s", v)
+	}
+}
