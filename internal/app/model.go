@@ -81,7 +81,7 @@ func ThinkingLevels(m *llm.Model) []llm.ThinkingLevel {
 
 // CycleThinkingLevel moves to the next supported level; ok is false for a
 // model without reasoning.
-func (r *Runtime) CycleThinkingLevel() (llm.ThinkingLevel, bool) {
+func CycleThinkingLevel(r *Runtime) (llm.ThinkingLevel, bool) {
 	levels := ThinkingLevels(r.Model())
 	if len(levels) <= 1 {
 		return r.ThinkingLevel(), false

@@ -11,19 +11,10 @@ import (
 )
 
 // RunShell runs a user shell command (!cmd, RPC bash) without recording
-// it: a user_bash handler may answer it instead. AbortBash cancels it. The
-// caller stores the outcome with RecordBash when the agent is idle.
+// it: a user_bash handler may answer it instead. Cancelling ctx stops it
+// (the front end's abort-bash key or command). The caller stores the
+// outcome with RecordBash when the agent is idle.
 func (r *Runtime) RunShell(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	r.mu.Lock()
-	r.bashCancel = cancel
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.bashCancel = nil
-		r.mu.Unlock()
-		cancel()
-	}()
 	return r.shell(ctx, command, exclude, onChunk)
 }
 

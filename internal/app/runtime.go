@@ -123,7 +123,6 @@ type Runtime struct {
 	agent       *agent.Agent
 	compacting  bool
 	autoCompact bool
-	bashCancel  context.CancelFunc
 	lastPrompt  time.Time
 	hooks       *hooks.Set
 	runSystem   string // before_agent_start's system prompt for this run

@@ -318,12 +318,3 @@ func (r *Runtime) summarizeBranch(ctx context.Context, entries []*session.Entry,
 	}, r.now())
 }
 
-// AbortBash cancels a running user shell command.
-func (r *Runtime) AbortBash() {
-	r.mu.Lock()
-	c := r.bashCancel
-	r.mu.Unlock()
-	if c != nil {
-		c()
-	}
-}

@@ -103,7 +103,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return nil, rt.SetThinkingLevel(l)
 	case "cycle_thinking_level":
-		l, ok := rt.CycleThinkingLevel()
+		l, ok := app.CycleThinkingLevel(rt)
 		if !ok {
 			return nullData{}, nil
 		}
@@ -145,7 +145,12 @@ func (s *Server) dispatch(c *command) (any, error) {
 		s.bash(c)
 		return nil, errAsync
 	case "abort_bash":
-		rt.AbortBash()
+		s.mu.Lock()
+		cancel := s.bashCancel
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
 		return nil, nil
 	case "get_session_stats":
 		return rpcStats(rt), nil
@@ -365,9 +370,17 @@ func (s *Server) bash(c *command) {
 		id = *c.ID
 	}
 	s.async(func() {
-		res, err := s.rt.RunShell(s.ctx, c.Command, c.ExcludeFromContext, func(chunk string) {
+		ctx, cancel := context.WithCancel(s.ctx)
+		s.mu.Lock()
+		s.bashCancel = cancel
+		s.mu.Unlock()
+		res, err := s.rt.RunShell(ctx, c.Command, c.ExcludeFromContext, func(chunk string) {
 			_ = s.out.Write(agent.Event{Type: agent.BashExecutionUpdate, ID: id, Delta: chunk}, false)
 		})
+		s.mu.Lock()
+		s.bashCancel = nil
+		s.mu.Unlock()
+		cancel()
 		if err == nil {
 			err = s.recordBash(pendingBash{command: c.Command, res: res, exclude: c.ExcludeFromContext})
 		}

@@ -40,6 +40,8 @@ type Server struct {
 	closed  bool // stdin reached EOF: dialogs can no longer be answered
 	// compactCancel stops a running manual compaction (abort).
 	compactCancel context.CancelFunc
+	// bashCancel stops the running bash command (abort_bash).
+	bashCancel context.CancelFunc
 	// bashPending holds bashExecution results that finished while a run
 	// was active; they are stored once the agent settles.
 	bashPending []pendingBash

@@ -258,8 +258,9 @@ type AppRuntime struct {
 
 	bugs BugWriter
 
-	mu      sync.Mutex
-	changed map[string]any // settings saved during this run
+	mu         sync.Mutex
+	changed    map[string]any     // settings saved during this run
+	bashCancel context.CancelFunc // the running !command
 }
 
 // BugWriter writes /bug reports (the bugreport feature).
@@ -400,7 +401,30 @@ func (a *AppRuntime) Dequeue() []string {
 	return out
 }
 
+// CycleThinkingLevel moves to the model's next thinking level.
+func (a *AppRuntime) CycleThinkingLevel() (llm.ThinkingLevel, bool) { return app.CycleThinkingLevel(a.Runtime) }
+
+// AbortBash cancels the running !command, if any.
+func (a *AppRuntime) AbortBash() {
+	a.mu.Lock()
+	c := a.bashCancel
+	a.mu.Unlock()
+	if c != nil {
+		c()
+	}
+}
+
 func (a *AppRuntime) Bash(ctx context.Context, command string, exclude bool, onChunk func(string)) (BashResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	a.mu.Lock()
+	a.bashCancel = cancel
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.bashCancel = nil
+		a.mu.Unlock()
+		cancel()
+	}()
 	r, err := a.Runtime.RunShell(ctx, command, exclude, onChunk)
 	out := BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated}
 	if err != nil {
