@@ -52,6 +52,7 @@ var layers = map[string]int{
 	"internal/mcp":                     30,
 	"internal/codemode":                30,
 	"internal/toolsearch":              25, // codemode (30) ranks with its index
+	"internal/packages":                25, // package install and resource resolution, above settings and resources
 	"internal/ext":                     30,
 	"internal/auth":                    20,
 	"internal/settings":                20,
@@ -123,6 +124,7 @@ var external = []struct {
 		"internal/sessionshare", // clipboard copy and gh for /share (runners of those commands)
 		"internal/mcp",          // stdio MCP servers
 		"internal/ext",          // the Node extension host, npm and git for packages
+		"internal/packages",     // npm and git for relay install/remove/update
 		"cmd/", "bench/",
 	}, "processes start only in the shell, the tools and the named runners"},
 }

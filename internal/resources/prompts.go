@@ -83,6 +83,12 @@ func collectTemplateFiles(dir string) []string {
 // entries naming a directory of templates), with the same skips as skill
 // discovery.
 func collectMarkdownFiles(dir string, c *canon) []string {
+	return collectFiles(dir, c, []string{".md"})
+}
+
+// collectFiles lists the files under dir ending in one of suffixes,
+// recursively, skipping dot entries, node_modules and ignored paths.
+func collectFiles(dir string, c *canon, suffixes []string) []string {
 	var out []string
 	ig := newIgnorer(dir)
 	seen := map[string]bool{} // symlinked directories may loop
@@ -110,7 +116,7 @@ func collectMarkdownFiles(dir string, c *canon) []string {
 				if !ig.ignored(full, true) {
 					walk(full)
 				}
-			case isFile && strings.HasSuffix(name, ".md") && !ig.ignored(full, false):
+			case isFile && hasSuffix(name, suffixes) && !ig.ignored(full, false):
 				out = append(out, full)
 			}
 		}

@@ -79,7 +79,7 @@ type PackageSource struct {
 // IsLocal reports a local path source (not npm:, git:, or a URL).
 func (p PackageSource) IsLocal() bool {
 	s := p.Source
-	for _, pre := range []string{"npm:", "git:", "http://", "https://", "ssh://", "git@"} {
+	for _, pre := range []string{"npm:", "git:", "http://", "https://", "ssh://", "git://", "git+ssh://", "file://", "git@"} {
 		if strings.HasPrefix(s, pre) {
 			return false
 		}
