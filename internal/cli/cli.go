@@ -29,10 +29,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCPCommand(ctx, args[1:], env, stdout, stderr)
 	}
+	if len(args) > 0 && packageCommands[args[0]] {
+		return runPackageCommand(ctx, args, env, stdout, stderr)
+	}
 	if len(args) > 0 && unsupportedCommands[args[0]] {
 		// Reserved like upstream, so "relay list" is not sent to the model
 		// as a prompt.
-		fmt.Fprintf(stderr, "Error: relay %s is not supported yet (package and auth commands are not implemented); use -- %s to send it as a prompt\n", args[0], args[0])
+		fmt.Fprintf(stderr, "Error: relay %s is not supported yet (the command is not implemented); use -- %s to send it as a prompt\n", args[0], args[0])
 		return 1
 	}
 	a, err := ParseArgs(args)
@@ -65,8 +68,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 // unsupportedCommands are the subcommands of upstream-spec-core.md §1.1
 // that relay does not implement yet.
-var unsupportedCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true,
-	"list": true, "config": true, "auth": true}
+var unsupportedCommands = map[string]bool{"config": true, "auth": true}
+
+// packageCommands are relay's package commands (packages.go).
+var packageCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true}
 
 func isTTY(v any) bool {
 	f, ok := v.(*os.File)
