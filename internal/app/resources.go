@@ -35,6 +35,10 @@ type ResourceOptions struct {
 	PromptPaths []string
 	NoSkills    bool
 	NoPrompts   bool
+	// PackageSkills and PackagePrompts come from installed packages
+	// (resolved once at start-up; /reload keeps them).
+	PackageSkills  []resources.PackageFile
+	PackagePrompts []resources.PackageFile
 }
 
 // LoadResources discovers the skills and prompt templates of cwd
@@ -50,7 +54,8 @@ func LoadResources(o ResourceOptions) *resources.Set {
 		return out
 	}
 	opts := resources.Options{Cwd: o.Cwd, AgentDir: o.AgentDir, ProjectTrusted: o.ProjectTrusted,
-		SkillPaths: o.SkillPaths, PromptPaths: o.PromptPaths, NoSkills: o.NoSkills, NoPrompts: o.NoPrompts, SkillCommands: true}
+		SkillPaths: o.SkillPaths, PromptPaths: o.PromptPaths, NoSkills: o.NoSkills, NoPrompts: o.NoPrompts, SkillCommands: true,
+		PackageSkills: o.PackageSkills, PackagePrompts: o.PackagePrompts}
 	if st := o.Settings; st != nil {
 		opts.Skills, opts.Prompts, opts.SkillCommands = entries(st.Skills), entries(st.Prompts), st.EnableSkillCommands
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/mcp"
 	"github.com/relay-agent/relay/internal/models"
+	"github.com/relay-agent/relay/internal/packages"
 	"github.com/relay-agent/relay/internal/printmode"
 	"github.com/relay-agent/relay/internal/rpcmode"
 	"github.com/relay-agent/relay/internal/session"
@@ -53,6 +54,7 @@ type launch struct {
 	mode          mode
 	st            *settings.Settings
 	trusted       bool
+	res           *runResources // packages and resource settings (pkgres.go)
 	reg           *models.Registry
 	inputs        []input
 	sess          *session.Manager
@@ -152,6 +154,7 @@ func (l *launch) configure(ctx context.Context) error {
 	if !trust.Trusted && settings.NeedsTrust(l.cwd) && l.mode != modeTUI {
 		fmt.Fprintln(l.stderr, "Note: project .relay resources were not loaded (project not trusted; use --approve to trust it).")
 	}
+	l.resolveResources(ctx)
 	return nil
 }
 
@@ -332,7 +335,8 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		return app.BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath}, err
 	}
 	l.resOpts = app.ResourceOptions{Settings: st, Cwd: l.cwd, AgentDir: l.agentDir, ProjectTrusted: l.trusted,
-		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts}
+		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts,
+		PackageSkills: packageFiles(l.res.resolved.FromPackages(packages.Skills)), PackagePrompts: packageFiles(l.res.resolved.FromPackages(packages.Prompts))}
 	// resources_discover: handlers add skill and prompt template paths.
 	extra := seam.RunResources(ctx, hooks.ResourcesDiscover{Cwd: l.cwd, Reason: "startup"})
 	l.resOpts.SkillPaths = append(l.resOpts.SkillPaths, extra.SkillPaths...)
@@ -450,7 +454,8 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 			st.QuietStartup = settings.QuietStartup{}
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: l.agentDir, Env: l.env, Inputs: plain, Resume: l.a.Resume,
-			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs}); err != nil {
+			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs,
+			ThemePaths: l.res.Themes}); err != nil {
 			return 1, err
 		}
 	}

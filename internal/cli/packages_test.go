@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/packages"
+	"github.com/relay-agent/relay/internal/settings"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite golden files")
@@ -340,5 +344,72 @@ func TestPackageCommandsGit(t *testing.T) {
 	e.mustRelay(t, "update", url)
 	if has("v2.ts") {
 		t.Errorf("update did not follow the branch")
+	}
+}
+
+// The run's resources: packages' extensions, skills, prompts and themes,
+// -e for one run, -ne keeping only -e, --theme first and --no-themes.
+func TestResolveRunResources(t *testing.T) {
+	e := newPkgEnv(t)
+	copyDir(t, filepath.Join(testdataDir, "pkg-demo"), filepath.Join(e.root, "pkg-demo"))
+	writeFile := func(p, c string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(filepath.Join(e.root, "pkg-demo", "themes", "pkgtheme.json"), `{"name": "pkgtheme", "colors": {}}`)
+	writeFile(filepath.Join(e.proj, "one.ts"), "export default () => {}")
+	writeFile(filepath.Join(e.proj, "cli-theme.json"), `{}`)
+	e.mustRelay(t, "install", "../pkg-demo")
+
+	resolve := func(args ...string) (*launch, string) {
+		t.Helper()
+		a, err := ParseArgs(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		l := &launch{a: a, env: config.ReadEnv(), stderr: &errb, agentDir: e.agent, cwd: e.proj}
+		l.st, _ = settings.Load(settings.LoadOptions{AgentDir: e.agent, Cwd: e.proj})
+		l.resolveResources(context.Background())
+		return l, errb.String()
+	}
+	paths := func(list []packages.Resource) []string {
+		var out []string
+		for _, r := range list {
+			out = append(out, strings.TrimPrefix(r.Path, e.root+"/"))
+		}
+		return out
+	}
+
+	l, warn := resolve("-e", "one.ts", "--theme", "cli-theme.json")
+	if warn != "" {
+		t.Errorf("warnings: %s", warn)
+	}
+	want := []string{"pkg-demo/extensions/demo.ts", "builtin:mcp", "builtin:llama.cpp", "builtin:codemode", "builtin:tool-search", "proj/one.ts"}
+	if got := paths(l.res.Extensions(false)); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("extensions = %v, want %v", got, want)
+	}
+	if got := paths(l.res.Extensions(true)); strings.Join(got, " ") != "proj/one.ts" {
+		t.Errorf("-ne extensions = %v", got)
+	}
+	if got := strings.Join(l.res.Themes, " "); got != filepath.Join(e.proj, "cli-theme.json")+" "+filepath.Join(e.root, "pkg-demo", "themes", "pkgtheme.json") {
+		t.Errorf("themes = %s", got)
+	}
+	if got := paths(l.res.resolved.FromPackages(packages.Skills)); strings.Join(got, " ") != "pkg-demo/skills/demo/SKILL.md" {
+		t.Errorf("package skills = %v", got)
+	}
+	l, _ = resolve("--no-themes", "--theme", "cli-theme.json")
+	if len(l.res.Themes) != 1 {
+		t.Errorf("--no-themes themes = %v", l.res.Themes)
+	}
+	// A missing -e package is reported by name; the rest still resolves.
+	l, warn = resolve("-e", "../missing-pkg")
+	if !strings.Contains(warn, "package ../missing-pkg: path does not exist") || len(l.res.Extensions(false)) != 5 {
+		t.Errorf("missing -e: warn %q extensions %v", warn, paths(l.res.Extensions(false)))
 	}
 }

@@ -65,7 +65,24 @@ type Options struct {
 	NoPrompts   bool
 	// SkillCommands is the enableSkillCommands setting, kept on the Set.
 	SkillCommands bool
+	// PackageSkills and PackagePrompts are the files installed packages
+	// supply (internal/packages resolves them). They come after every
+	// other source and are dropped with NoSkills / NoPrompts.
+	PackageSkills  []PackageFile
+	PackagePrompts []PackageFile
 }
+
+// PackageFile is a skill or template file from a package; Source is the
+// package source as declared.
+type PackageFile struct {
+	Path    string
+	Source  string
+	Scope   string
+	BaseDir string
+}
+
+// OriginPackage is the origin of package resources.
+const OriginPackage = "package"
 
 type kind int
 
@@ -381,5 +398,21 @@ func resolve(o Options, k kind, c *canon) []*candidate {
 			addDir(collectTemplateFiles(config.Agent{Dir: o.AgentDir}.Prompts()), userInfo, userEntries, o.AgentDir)
 		}
 	}
-	return acc.enabledPaths(c)
+	files := o.PackageSkills
+	if k == kindPrompts {
+		files = o.PackagePrompts
+	}
+	out := acc.enabledPaths(c)
+	seen := map[string]bool{}
+	for _, cd := range out {
+		seen[c.path(cd.path)] = true
+	}
+	for _, f := range files {
+		if k := c.path(f.Path); !seen[k] {
+			seen[k] = true
+			out = append(out, &candidate{path: f.Path, enabled: true,
+				info: SourceInfo{Path: f.Path, Source: f.Source, Scope: f.Scope, Origin: OriginPackage, BaseDir: f.BaseDir}})
+		}
+	}
+	return out
 }

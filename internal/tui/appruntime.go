@@ -51,12 +51,35 @@ type AppOptions struct {
 	// Warnings from start-up (e.g. a resumed session's model that could
 	// not be restored), shown with the other start-up warnings.
 	Warnings []string
+	// ThemePaths are the theme files of this run in precedence order
+	// (--theme, project .relay/themes, settings, the agent dir's themes/,
+	// packages; first wins on a name). nil keeps the agent dir's themes/.
+	ThemePaths []string
+}
+
+// applyThemePaths replaces the custom themes with the files of paths
+// (nil: keep what OptionsFromSettings found).
+func applyThemePaths(opts *Options, paths []string) {
+	if paths == nil {
+		return
+	}
+	themes, errs := theme.LoadFiles(paths)
+	opts.CustomThemes = map[string]*theme.Theme{}
+	for _, t := range themes {
+		if _, ok := opts.CustomThemes[t.Name]; !ok {
+			opts.CustomThemes[t.Name] = t
+		}
+	}
+	for _, e := range errs {
+		opts.StartupWarnings = append(opts.StartupWarnings, e.Error())
+	}
 }
 
 // RunApp runs the UI on an app.Runtime with options taken from settings.
 func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs}
 	opts := OptionsFromSettings(o.Settings, o.AgentDir, o.Env)
+	applyThemePaths(&opts, o.ThemePaths)
 	opts.Version = o.Version
 	opts.Output = o.Stdout
 	opts.OpenResume = o.Resume

@@ -26,6 +26,7 @@ func appReload(rt *app.Runtime, ar *AppRuntime, o AppOptions) func() (ReloadResu
 			st.TUIMode = o.Settings.TUIMode
 		}
 		fresh := OptionsFromSettings(st, o.AgentDir, o.Env)
+		applyThemePaths(&fresh, o.ThemePaths)
 		r := ReloadResult{Keymap: fresh.Keymap, CustomThemes: fresh.CustomThemes, ThemeSetting: fresh.ThemeSetting,
 			Warnings: fresh.StartupWarnings, Settings: &fresh}
 		for _, d := range diags {

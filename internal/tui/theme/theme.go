@@ -438,13 +438,23 @@ func LoadDir(dir string) ([]*Theme, []error) {
 		}
 		return nil, []error{fmt.Errorf("read themes: %w", err)}
 	}
+	var paths []string
+	for _, e := range ents {
+		if !e.IsDir() && filepath.Ext(e.Name()) == ".json" {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	out, errs := LoadFiles(paths)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, errs
+}
+
+// LoadFiles reads theme files in order. Invalid files are reported and
+// skipped.
+func LoadFiles(paths []string) ([]*Theme, []error) {
 	var out []*Theme
 	var errs []error
-	for _, e := range ents {
-		if e.IsDir() || filepath.Ext(e.Name()) != ".json" {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
+	for _, p := range paths {
 		data, err := fsx.ReadFile(p, config.MaxConfigFile)
 		if err == nil {
 			var t *Theme
@@ -456,6 +466,5 @@ func LoadDir(dir string) ([]*Theme, []error) {
 		}
 		errs = append(errs, fmt.Errorf("theme %s: %w", p, err))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, errs
 }

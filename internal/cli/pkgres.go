@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/packages"
+	"github.com/relay-agent/relay/internal/resources"
+)
+
+// builtinExtensions are the built-in extensions the extensions setting
+// names as builtin:<name> (settings.md "Resources").
+var builtinExtensions = []string{"mcp", "llama.cpp", "codemode", "tool-search"}
+
+// runResources is what the packages and resource settings make active for
+// this run (internal/packages): the extension host loads Extensions, the
+// resources loader adds the packages' skills and prompt templates, the TUI
+// loads Themes.
+type runResources struct {
+	resolved *packages.Resolved // settings, conventional dirs, packages
+	once     *packages.Resolved // -e values
+	// Themes are theme files in precedence order: --theme paths, then
+	// (unless --no-themes) the resolved ones. nil leaves the TUI's own
+	// agent-dir discovery alone.
+	Themes []string
+}
+
+// resolveResources resolves packages (installing missing npm and git
+// ones unless offline) with the settings configure loaded, so an
+// untrusted project's packages and .relay directories are absent.
+func (l *launch) resolveResources(ctx context.Context) {
+	m := &packages.Manager{Cwd: l.cwd, AgentDir: l.agentDir, NpmCommand: l.st.NpmCommand, Offline: l.env.Offline,
+		ProjectTrusted: l.trusted, Progress: l.stderr}
+	r := &runResources{resolved: m.Resolve(ctx, l.st, packages.ResolveOptions{Builtins: builtinExtensions, InstallMissing: true})}
+	if len(l.a.Extensions) > 0 {
+		r.once = m.ResolveSources(ctx, l.a.Extensions)
+	}
+	for _, res := range []*packages.Resolved{r.resolved, r.once} {
+		if res == nil {
+			continue
+		}
+		for _, d := range res.Diagnostics {
+			fmt.Fprintln(l.stderr, "Warning:", d)
+		}
+	}
+	r.Themes = []string{}
+	for _, p := range l.a.Themes {
+		path := config.ResolvePath(l.cwd, p)
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			fmt.Fprintf(l.stderr, "Warning: --theme %s: %v\n", p, err)
+		case st.IsDir():
+			r.Themes = append(r.Themes, resources.FilesWithSuffix(path, ".json")...)
+		default:
+			r.Themes = append(r.Themes, path)
+		}
+	}
+	if !l.a.NoThemes {
+		for _, t := range r.resolved.Enabled(packages.Themes) {
+			r.Themes = append(r.Themes, t.Path)
+		}
+	}
+	l.res = r
+}
+
+// Extensions lists the extensions of this run in load order: the resolved
+// ones (none with --no-extensions), then -e. Built-in extensions appear as
+// "builtin:<name>".
+func (r *runResources) Extensions(noExtensions bool) []packages.Resource {
+	var out []packages.Resource
+	seen := map[string]bool{}
+	add := func(list []packages.Resource) {
+		for _, e := range list {
+			if k := filepath.Clean(e.Path); !seen[k] {
+				seen[k] = true
+				out = append(out, e)
+			}
+		}
+	}
+	if !noExtensions {
+		add(r.resolved.Enabled(packages.Extensions))
+	}
+	if r.once != nil {
+		add(r.once.Enabled(packages.Extensions))
+	}
+	return out
+}
+
+// packageFiles converts the packages' skills or prompt templates for the
+// resources loader.
+func packageFiles(list []packages.Resource) []resources.PackageFile {
+	out := make([]resources.PackageFile, 0, len(list))
+	for _, r := range list {
+		out = append(out, resources.PackageFile{Path: r.Path, Source: r.Meta.Source, Scope: r.Meta.Scope, BaseDir: r.Meta.BaseDir})
+	}
+	return out
+}
