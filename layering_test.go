@@ -65,6 +65,7 @@ var layers = map[string]int{
 	"internal/llm/openai":              10,
 	"internal/llm/responses":           10,
 	"internal/llm/gemini":              10,
+	"internal/llm/bedrock":             10, // Amazon Bedrock ConverseStream (AWS SDK for credentials, signing, endpoints)
 	"internal/llm/llmtest":             10,
 	"internal/llm/llmtest/cmd/fakellm": 20,
 	"internal/llm/llamacpp":            10, // llama-server model discovery (net/http via internal/llm)
@@ -101,6 +102,7 @@ var external = []struct {
 	why     string
 }{
 	{"charm.land/", []string{"internal/tui", "internal/deps"}, "terminal UI libraries stay in the TUI"},
+	{"github.com/aws/", []string{"internal/llm/bedrock"}, "the AWS SDK serves the Bedrock client only"},
 	{"github.com/charmbracelet/", []string{"internal/tui", "internal/deps"}, "terminal UI libraries stay in the TUI"},
 	{"net/http", []string{
 		"internal/llm",          // provider wire clients
@@ -249,6 +251,8 @@ func TestExternalRules(t *testing.T) {
 		{"internal/app", "os/exec", false}, // the core runs no process: features do
 		{"internal/agent", "net/url", true},
 		{"internal/textdiff", "github.com/aymanbagabas/go-udiff", true},
+		{"internal/llm/bedrock", "github.com/aws/aws-sdk-go-v2/config", true},
+		{"internal/models", "github.com/aws/aws-sdk-go-v2/config", false},
 	} {
 		if ok, _ := allowedExternal(tt.pkg, tt.imp); ok != tt.ok {
 			t.Errorf("%s importing %s: allowed=%v, want %v", tt.pkg, tt.imp, ok, tt.ok)

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/anthropic"
+	"github.com/relay-agent/relay/internal/llm/bedrock"
 	"github.com/relay-agent/relay/internal/llm/gemini"
 	"github.com/relay-agent/relay/internal/llm/openai"
 	"github.com/relay-agent/relay/internal/llm/responses"
@@ -20,6 +22,18 @@ type modelSource struct {
 	// attribution adds provider attribution headers (enableInstallTelemetry,
 	// RELAY_TELEMETRY).
 	attribution bool
+	// cloud holds the clients that keep state per provider (a loaded AWS
+	// configuration and its credential cache), keyed by API and provider.
+	cloud sync.Map
+}
+
+// cloudClient returns the cached client of key, making it with mk once.
+func (s *modelSource) cloudClient(key string, mk func() llm.Client) llm.Client {
+	if c, ok := s.cloud.Load(key); ok {
+		return c.(llm.Client)
+	}
+	c, _ := s.cloud.LoadOrStore(key, mk())
+	return c.(llm.Client)
 }
 
 func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
@@ -32,8 +46,12 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 		return responses.New(), nil
 	case llm.APIGoogleGenerativeAI:
 		return gemini.New(), nil
+	case bedrock.API:
+		return s.cloudClient(bedrock.API+"\x00"+m.Provider, func() llm.Client {
+			return bedrock.New(bedrock.Config{Getenv: s.reg.ProviderEnv(m.Provider)})
+		}), nil
 	}
-	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai)", m.Provider, m.ID, m.API)
+	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai, bedrock-converse-stream)", m.Provider, m.ID, m.API)
 }
 
 func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[string]string, error) {

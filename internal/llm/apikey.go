@@ -2,6 +2,11 @@ package llm
 
 import "strings"
 
+// AmbientKey is the API key the model registry reports for providers that
+// authenticate with cloud credentials (AWS, Google ADC) rather than a key:
+// their wire clients know not to send it.
+const AmbientKey = "<authenticated>"
+
 // MissingKey returns the "No API key for provider: <p>" error when req has
 // no API key and none of authHeaders (e.g. "authorization", "x-goog-api-key")
 // is configured on the model or the request: some gateways authenticate by

@@ -22,7 +22,7 @@ const (
 
 // ambientKey is what the original reports as the key of providers that
 // authenticate through cloud SDK credentials; their clients ignore it.
-const ambientKey = "<authenticated>"
+const ambientKey = llm.AmbientKey
 
 // Auth is a resolved credential for one request.
 type Auth struct {
@@ -262,4 +262,21 @@ func (r *Registry) Logout(provider string) error {
 		return nil
 	}
 	return r.auth.Logout(provider)
+}
+
+// ProviderEnv returns the environment a provider's wire client reads
+// (regions, projects, endpoints, cloud credentials): the process
+// environment with the provider's auth.json "env" laid over it (§6.3).
+// It is looked up on every call, so a /login that changes it applies at
+// once.
+func (r *Registry) ProviderEnv(provider string) func(string) string {
+	return func(name string) string {
+		getenv := r.getenv
+		if r.auth != nil {
+			if c, err := r.auth.Get(provider); err == nil && c != nil && c.Type == "api_key" {
+				getenv = envWith(c.Env, r.getenv)
+			}
+		}
+		return getenv(name)
+	}
 }
