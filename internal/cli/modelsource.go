@@ -42,8 +42,10 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 		return anthropic.New(), nil
 	case llm.APIOpenAICompletions:
 		return openai.New(), nil
-	case llm.APIOpenAIResponses, "azure-openai-responses", "openai-codex-responses":
+	case llm.APIOpenAIResponses, "openai-codex-responses":
 		return responses.New(), nil
+	case responses.AzureAPI:
+		return responses.NewAzure(s.reg.ProviderEnv(m.Provider)), nil
 	case llm.APIGoogleGenerativeAI:
 		return gemini.New(), nil
 	case bedrock.API:
@@ -51,7 +53,7 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 			return bedrock.New(bedrock.Config{Getenv: s.reg.ProviderEnv(m.Provider)})
 		}), nil
 	}
-	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai, bedrock-converse-stream)", m.Provider, m.ID, m.API)
+	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai, bedrock-converse-stream, azure-openai-responses)", m.Provider, m.ID, m.API)
 }
 
 func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[string]string, error) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -29,5 +30,40 @@ func TestModelSourceAttribution(t *testing.T) {
 		if got := h["X-OpenRouter-Title"] != ""; got != on {
 			t.Errorf("attribution=%v: headers %v", on, h)
 		}
+	}
+}
+
+// Each API gets its own wire client; the cloud ones read their provider's
+// environment, and Bedrock's client (AWS configuration, credential cache)
+// is made once per provider.
+func TestModelSourceClients(t *testing.T) {
+	reg, err := models.NewRegistry(models.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &modelSource{reg: reg}
+	for api, want := range map[string]string{
+		llm.APIAnthropicMessages:  "*anthropic.Client",
+		llm.APIOpenAICompletions:  "*openai.Client",
+		llm.APIOpenAIResponses:    "*responses.Client",
+		"azure-openai-responses":  "*responses.Azure",
+		llm.APIGoogleGenerativeAI: "*gemini.Client",
+		"bedrock-converse-stream": "*bedrock.Client",
+	} {
+		c, err := src.Client(&llm.Model{Provider: "p", ID: "m", API: api})
+		if err != nil {
+			t.Fatalf("%s: %v", api, err)
+		}
+		if got := fmt.Sprintf("%T", c); got != want {
+			t.Errorf("%s: client %s, want %s", api, got, want)
+		}
+	}
+	a, _ := src.Client(&llm.Model{Provider: "amazon-bedrock", ID: "a", API: "bedrock-converse-stream"})
+	b, _ := src.Client(&llm.Model{Provider: "amazon-bedrock", ID: "b", API: "bedrock-converse-stream"})
+	if a != b {
+		t.Error("a second Bedrock client was made for the same provider")
+	}
+	if _, err := src.Client(&llm.Model{Provider: "p", ID: "m", API: "unknown-api"}); err == nil {
+		t.Error("unknown API accepted")
 	}
 }

@@ -24,7 +24,7 @@ type body = map[string]any
 // toolIDProviders are the providers whose Responses endpoints produce and
 // accept "call_id|item_id" tool-call ids; only for them are foreign ids
 // rewritten into that form.
-var toolIDProviders = map[string]bool{"openai": true, "openai-codex": true, "opencode": true}
+var toolIDProviders = map[string]bool{"openai": true, "openai-codex": true, "opencode": true, "azure-openai-responses": true}
 
 // buildBody returns the /responses request body for req.
 func buildBody(req *llm.Request) body {
