@@ -49,6 +49,7 @@ func TestModelSourceClients(t *testing.T) {
 		"azure-openai-responses":  "*responses.Azure",
 		llm.APIGoogleGenerativeAI: "*gemini.Client",
 		"bedrock-converse-stream": "*bedrock.Client",
+		"google-vertex":           "*vertex.Client",
 	} {
 		c, err := src.Client(&llm.Model{Provider: "p", ID: "m", API: api})
 		if err != nil {

@@ -35,11 +35,22 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		base = DefaultBaseURL
 	}
 	endpoint := base + "/models/" + url.PathEscape(req.Model.ID) + ":streamGenerateContent?alt=sse"
-	resp, perr := llm.PostSSE(ctx, req, endpoint, buildBody(req), func(h http.Header) {
+	return streamAt(ctx, req, b, endpoint, func(h http.Header) {
 		if req.APIKey != "" {
 			h.Set("x-goog-api-key", req.APIKey)
 		}
 	})
+}
+
+// StreamAt streams req from endpoint, a streamGenerateContent?alt=sse URL
+// of the same wire format (Vertex AI serves Gemini models with it), with
+// auth setting the credentials. The caller has checked the request.
+func StreamAt(ctx context.Context, req *llm.Request, endpoint string, auth func(http.Header), emit func(llm.AssistantEvent)) *llm.AssistantMessage {
+	return streamAt(ctx, req, llm.NewMessageBuilder(req.Model, emit), endpoint, auth)
+}
+
+func streamAt(ctx context.Context, req *llm.Request, b *llm.MessageBuilder, endpoint string, auth func(http.Header)) *llm.AssistantMessage {
+	resp, perr := llm.PostSSE(ctx, req, endpoint, buildBody(req), auth)
 	if perr != nil {
 		return b.Fail(perr)
 	}
