@@ -66,6 +66,7 @@ var layers = map[string]int{
 	"internal/llm/responses":           10,
 	"internal/llm/gemini":              10,
 	"internal/llm/bedrock":             10, // Amazon Bedrock ConverseStream (AWS SDK for credentials, signing, endpoints)
+	"internal/llm/mistral":             10,
 	"internal/llm/vertex":              12, // Vertex AI: endpoints and Google credentials around the gemini client
 	"internal/llm/llmtest":             10,
 	"internal/llm/llmtest/cmd/fakellm": 20,

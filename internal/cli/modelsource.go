@@ -9,6 +9,7 @@ import (
 	"github.com/relay-agent/relay/internal/llm/anthropic"
 	"github.com/relay-agent/relay/internal/llm/bedrock"
 	"github.com/relay-agent/relay/internal/llm/gemini"
+	"github.com/relay-agent/relay/internal/llm/mistral"
 	"github.com/relay-agent/relay/internal/llm/openai"
 	"github.com/relay-agent/relay/internal/llm/responses"
 	"github.com/relay-agent/relay/internal/llm/vertex"
@@ -45,6 +46,8 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 		return openai.New(), nil
 	case llm.APIOpenAIResponses, "openai-codex-responses":
 		return responses.New(), nil
+	case mistral.API:
+		return mistral.New(), nil
 	case vertex.API:
 		return s.cloudClient(vertex.API+"\x00"+m.Provider, func() llm.Client {
 			return vertex.New(vertex.Config{Getenv: s.reg.ProviderEnv(m.Provider)})
@@ -58,7 +61,7 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 			return bedrock.New(bedrock.Config{Getenv: s.reg.ProviderEnv(m.Provider)})
 		}), nil
 	}
-	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai, bedrock-converse-stream, azure-openai-responses, google-vertex)", m.Provider, m.ID, m.API)
+	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai, bedrock-converse-stream, azure-openai-responses, google-vertex, mistral-conversations)", m.Provider, m.ID, m.API)
 }
 
 func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[string]string, error) {

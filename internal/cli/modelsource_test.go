@@ -50,6 +50,7 @@ func TestModelSourceClients(t *testing.T) {
 		llm.APIGoogleGenerativeAI: "*gemini.Client",
 		"bedrock-converse-stream": "*bedrock.Client",
 		"google-vertex":           "*vertex.Client",
+		"mistral-conversations":   "*mistral.Client",
 	} {
 		c, err := src.Client(&llm.Model{Provider: "p", ID: "m", API: api})
 		if err != nil {
