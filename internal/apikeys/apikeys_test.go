@@ -13,7 +13,6 @@ import (
 	"github.com/relay-agent/relay/internal/app/apptest"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/session"
 )
 
 type testEnv struct {
@@ -25,17 +24,7 @@ type testEnv struct {
 
 func newEnv(t *testing.T) *testEnv {
 	t.Helper()
-	root := t.TempDir()
-	cwd, agentDir := filepath.Join(root, "proj"), filepath.Join(root, "agent")
-	for _, d := range []string{cwd, agentDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sess, err := session.Create(cwd, session.DefaultDir(agentDir, cwd), session.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess, cwd, agentDir := apptest.NewSession(t)
 	model := &llm.Model{ID: "m1", Provider: "fake", API: "fake-api", ContextWindow: 100000}
 	ms := &apptest.Models{LLM: &apptest.FakeClient{}, Model: model}
 	rt, err := app.New(app.Config{Cwd: cwd, AgentDir: agentDir, Session: sess, NoContext: true, Models: ms, Model: model,

@@ -3,8 +3,6 @@ package bugreport
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/relay-agent/relay/internal/app/apptest"
 	"github.com/relay-agent/relay/internal/compaction"
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
@@ -30,18 +27,7 @@ type cmdEnv struct {
 // the fake model answers with.
 func newCmdRuntime(t *testing.T, replies ...string) *cmdEnv {
 	t.Helper()
-	root := t.TempDir()
-	cwd := filepath.Join(root, "proj")
-	agentDir := filepath.Join(root, "agent")
-	for _, d := range []string{cwd, agentDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sess, err := session.Create(cwd, session.DefaultDir(agentDir, cwd), session.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess, cwd, agentDir := apptest.NewSession(t)
 	model := &llm.Model{ID: "m1", Name: "Model One", Provider: "fake", API: "fake-api", BaseURL: "https://api.example.test/v1",
 		ContextWindow: 100000, MaxTokens: 8000}
 	client := &apptest.FakeClient{}

@@ -259,15 +259,23 @@ func (w *Warmer) currentLocked(r *run) bool {
 	return false
 }
 
-func (w *Warmer) refresh(r *run) {
-	w.mu.Lock()
-	r.stopTimer = nil
+// sendableLocked reports whether r may still be refreshed now: it is valid
+// and its deadline has not passed.
+func (w *Warmer) sendableLocked(r *run) bool {
 	if !w.validLocked(r) {
-		w.mu.Unlock()
-		return
+		return false
 	}
 	if w.o.Now().After(r.refreshDeadline) {
 		w.stopLocked("cache refresh deadline missed", nil)
+		return false
+	}
+	return true
+}
+
+func (w *Warmer) refresh(r *run) {
+	w.mu.Lock()
+	r.stopTimer = nil
+	if !w.sendableLocked(r) {
 		w.mu.Unlock()
 		return
 	}
@@ -282,12 +290,7 @@ func (w *Warmer) refresh(r *run) {
 
 	w.mu.Lock()
 	r.refreshing = false
-	if !w.validLocked(r) {
-		w.mu.Unlock()
-		return
-	}
-	if w.o.Now().After(r.refreshDeadline) {
-		w.stopLocked("cache refresh deadline missed", nil)
+	if !w.sendableLocked(r) {
 		w.mu.Unlock()
 		return
 	}

@@ -1,15 +1,12 @@
 package sessionshare
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/session"
 )
 
 type testEnv struct {
@@ -23,18 +20,7 @@ type testEnv struct {
 // directory, with the commands registered.
 func newEnv(t *testing.T) *testEnv {
 	t.Helper()
-	root := t.TempDir()
-	cwd := filepath.Join(root, "proj")
-	agentDir := filepath.Join(root, "agent")
-	for _, d := range []string{cwd, agentDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sess, err := session.Create(cwd, session.DefaultDir(agentDir, cwd), session.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess, cwd, agentDir := apptest.NewSession(t)
 	model := &llm.Model{ID: "m1", Name: "Model One", Provider: "fake", API: "fake-api", ContextWindow: 100000, MaxTokens: 8000}
 	rt, err := app.New(app.Config{Cwd: cwd, AgentDir: agentDir, Session: sess, NoContext: true,
 		Models: &apptest.Models{LLM: &apptest.FakeClient{}, Model: model}, Model: model,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
@@ -136,4 +137,22 @@ func SeedConversation(s *session.Manager) error {
 // FakeCommand writes an executable shell script name into dir.
 func FakeCommand(dir, name, script string) error {
 	return os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script), 0o755)
+}
+
+// NewSession creates a project dir and an agent dir under a temporary
+// root and a persisted session for the project in the agent dir.
+func NewSession(t testing.TB) (sess *session.Manager, cwd, agentDir string) {
+	t.Helper()
+	root := t.TempDir()
+	cwd, agentDir = filepath.Join(root, "proj"), filepath.Join(root, "agent")
+	for _, d := range []string{cwd, agentDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess, err := session.Create(cwd, session.DefaultDir(agentDir, cwd), session.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess, cwd, agentDir
 }
