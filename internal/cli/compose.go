@@ -128,20 +128,10 @@ func (l *launch) configure(ctx context.Context) error {
 		return exit(code)
 	}
 	l.mode = selectMode(l.a, l.stdin, l.stdout)
-	userSettings, _ := settings.Load(settings.LoadOptions{AgentDir: l.agentDir})
-	trust := settings.DecideTrust(settings.TrustInput{Cwd: l.cwd, Flag: l.a.Approve, Store: settings.NewTrustStore(l.agentDir),
-		Default: userSettings.DefaultProjectTrust, Interactive: l.mode == modeTUI})
-	l.trusted = trust.Trusted
 	// project_trust: a handler (user and CLI extensions) may decide.
 	l.seam, l.cmds = hooks.New(), commands.New()
-	switch v := l.seam.RunTrust(ctx, hooks.Trust{Cwd: l.cwd}); v.Trusted {
-	case hooks.TrustYes:
-		l.trusted = true
-	case hooks.TrustNo:
-		l.trusted = false
-	}
-	trust.Trusted = l.trusted
-	st, diags := settings.Load(settings.LoadOptions{AgentDir: l.agentDir, Cwd: l.cwd, ProjectTrusted: trust.Trusted})
+	l.trusted = l.decideTrust(ctx)
+	st, diags := settings.Load(settings.LoadOptions{AgentDir: l.agentDir, Cwd: l.cwd, ProjectTrusted: l.trusted})
 	l.st = st
 	for _, d := range diags {
 		fmt.Fprintln(l.stderr, settingsDiagLine(d))
@@ -151,7 +141,7 @@ func (l *launch) configure(ctx context.Context) error {
 		// and hooks, and relay has no extension runtime yet.
 		fmt.Fprintf(l.stderr, "Warning: extensions are not supported yet; ignoring -e %s\n", e)
 	}
-	if !trust.Trusted && settings.NeedsTrust(l.cwd) && l.mode != modeTUI {
+	if !l.trusted && settings.NeedsTrust(l.cwd) && l.mode != modeTUI {
 		fmt.Fprintln(l.stderr, "Note: project .relay resources were not loaded (project not trusted; use --approve to trust it).")
 	}
 	l.resolveResources(ctx)

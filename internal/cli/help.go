@@ -42,10 +42,10 @@ Tools and context
       --append-system-prompt T   add to the system prompt, repeatable
       --skill PATH, --prompt-template PATH   load one more, repeatable
   -ns, --no-skills, -np, --no-prompt-templates   discover none [discover]
-  -e, --extension PATH    not supported yet (warns)   -ne, --no-extensions
+  -e, --extension SRC     extension or package, repeatable  -ne, --no-extensions
 Interface
       --use-theme NAME    system, dark, light or a custom theme [system]
-      --theme PATH   --no-themes    not supported yet (ignored)
+      --theme PATH   theme file or dir, repeatable   --no-themes  only --theme
       --tui-mode MODE     fullscreen or regular [fullscreen]
       --verbose           show the start-up header      --offline  no network
   -a, --approve  -na, --no-approve    trust / ignore .relay here [ask]
