@@ -41,6 +41,11 @@ func (s *modelSource) cloudClient(key string, mk func() llm.Client) llm.Client {
 func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 	switch m.API {
 	case llm.APIAnthropicMessages:
+		if env := s.reg.ProviderEnv(m.Provider); m.Provider == "anthropic" && anthropic.FederationConfigured(env) {
+			return s.cloudClient(llm.APIAnthropicMessages+"\x00"+m.Provider, func() llm.Client {
+				return &anthropic.Client{Federation: anthropic.NewFederation(env)}
+			}), nil
+		}
 		return anthropic.New(), nil
 	case llm.APIOpenAICompletions:
 		return openai.New(), nil

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+
+	"github.com/relay-agent/relay/internal/llm/anthropic"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -67,5 +69,26 @@ func TestModelSourceClients(t *testing.T) {
 	}
 	if _, err := src.Client(&llm.Model{Provider: "p", ID: "m", API: "unknown-api"}); err == nil {
 		t.Error("unknown API accepted")
+	}
+}
+
+// Anthropic workload identity federation gets a client with a token
+// exchanger, made once; without it the plain client.
+func TestModelSourceAnthropicFederation(t *testing.T) {
+	env := map[string]string{"ANTHROPIC_FEDERATION_RULE_ID": "fdrl_1", "ANTHROPIC_ORGANIZATION_ID": "org_1", "ANTHROPIC_IDENTITY_TOKEN": "jwt"}
+	reg, err := models.NewRegistry(models.Options{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &modelSource{reg: reg}
+	m := &llm.Model{Provider: "anthropic", ID: "claude-opus-4-8", API: llm.APIAnthropicMessages}
+	a, _ := src.Client(m)
+	b, _ := src.Client(m)
+	if ac, ok := a.(*anthropic.Client); !ok || ac.Federation == nil || a != b {
+		t.Fatalf("federated client %#v (same: %v)", a, a == b)
+	}
+	other, _ := src.Client(&llm.Model{Provider: "kimi-coding", ID: "k", API: llm.APIAnthropicMessages})
+	if oc := other.(*anthropic.Client); oc.Federation != nil {
+		t.Error("federation applied to another anthropic-messages provider")
 	}
 }

@@ -188,11 +188,12 @@ func hasAmbient(provider string, getenv func(string) string) bool {
 		}
 		return true
 	}
-	// Anthropic workload identity federation (ANTHROPIC_FEDERATION_RULE_ID
-	// + ANTHROPIC_ORGANIZATION_ID + ANTHROPIC_IDENTITY_TOKEN_FILE) needs a
-	// token exchange our anthropic client does not do, so it is not
-	// reported as configured.
 	switch provider {
+	case "anthropic":
+		// Workload identity federation; the anthropic client exchanges the
+		// identity token for an access token.
+		return set("ANTHROPIC_FEDERATION_RULE_ID", "ANTHROPIC_ORGANIZATION_ID") &&
+			(set("ANTHROPIC_IDENTITY_TOKEN_FILE") || set("ANTHROPIC_IDENTITY_TOKEN"))
 	case "amazon-bedrock":
 		return set("AWS_PROFILE") || set("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY") ||
 			set("AWS_BEARER_TOKEN_BEDROCK") || set("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||

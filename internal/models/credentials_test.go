@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"github.com/relay-agent/relay/internal/llm"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -169,6 +170,18 @@ func TestAnthropicBearerAndAmbient(t *testing.T) {
 	r = setup(t, "", "", map[string]string{"AWS_PROFILE": "dev"})
 	if !r.HasAuth("amazon-bedrock") || r.AuthSource("amazon-bedrock") != SourceAmbient || r.HasAuth("anthropic") {
 		t.Errorf("ambient bedrock credentials")
+	}
+	// Workload identity federation: the anthropic client exchanges the
+	// identity token; the registry reports ambient credentials.
+	r = setup(t, "", "", map[string]string{"ANTHROPIC_FEDERATION_RULE_ID": "fdrl_1", "ANTHROPIC_ORGANIZATION_ID": "org_1",
+		"ANTHROPIC_IDENTITY_TOKEN_FILE": "/var/run/secrets/anthropic/id-token"})
+	a, err = r.ResolveAuthSource(context.Background(), r.Find("anthropic", "claude-opus-4-8"), "")
+	if err != nil || a.APIKey != llm.AmbientKey || a.Source != SourceAmbient {
+		t.Errorf("federation: %+v %v", a, err)
+	}
+	r = setup(t, "", "", map[string]string{"ANTHROPIC_FEDERATION_RULE_ID": "fdrl_1", "ANTHROPIC_IDENTITY_TOKEN_FILE": "/f"})
+	if r.HasAuth("anthropic") {
+		t.Error("federation without an organization counted as configured")
 	}
 }
 

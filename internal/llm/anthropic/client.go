@@ -25,6 +25,9 @@ const claudeCodeVersion = "2.1.280"
 type Client struct {
 	// UserAgent overrides the User-Agent of API-key requests.
 	UserAgent string
+	// Federation, when set, supplies a bearer token for requests whose key
+	// is llm.AmbientKey (workload identity federation).
+	Federation *Federation
 }
 
 // New returns a Client.
@@ -39,6 +42,21 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 	b := llm.NewMessageBuilder(req.Model, emit)
 	if req.Model == nil {
 		return b.Fail(&llm.ProviderError{Kind: llm.ErrInvalidRequest, Message: "no model"})
+	}
+	if req.APIKey == llm.AmbientKey && c.Federation != nil {
+		tok, pe := c.Federation.Token(ctx, req.HTTPClient, req.Model.BaseURL)
+		if pe != nil {
+			return b.Fail(pe)
+		}
+		r := *req
+		r.APIKey = ""
+		r.Headers = map[string]string{"Authorization": "Bearer " + tok}
+		for k, v := range req.Headers {
+			if !strings.EqualFold(k, "authorization") {
+				r.Headers[k] = v
+			}
+		}
+		req = &r
 	}
 	if pe := llm.MissingKey(req, "authorization", "x-api-key", "cf-aig-authorization"); pe != nil {
 		return b.Fail(pe)
