@@ -157,7 +157,7 @@ type Component interface {
 	// component that draws a cursor shows it only then).
 	SetFocused(focused bool)
 	// Dispose is called once when the front end stops showing the
-	// component for good.
+	// component for good (a Render may still be in flight).
 	Dispose()
 }
 
@@ -194,7 +194,8 @@ type EditorSurface interface {
 	Submit(text string)
 	// AppKey runs relay's keybinding for a key the replacement editor does
 	// not handle itself (escape/abort, Ctrl+C, Ctrl+D, model cycling, ...)
-	// and reports whether one ran.
+	// and reports whether one ran. It waits for the front end's loop, so
+	// it must not be called from HandleInput itself.
 	AppKey(data string) bool
 }
 

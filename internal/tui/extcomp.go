@@ -185,11 +185,14 @@ func (v *compView) draw(m *Model, width, maxRows int) []string {
 			v.cursorRow, v.cursorCol = i, ansi.StringWidth(l[:j])
 			l = strings.ReplaceAll(l, hooks.CursorMarker, "")
 		}
-		l = strings.NewReplacer("\r", "", "\n", " ").Replace(l)
+		l = lineBreaks.Replace(l)
 		out[i] = ansi.Truncate(l, width, "") + "\x1b[0m"
 	}
 	return out
 }
+
+// lineBreaks keeps a component's line on one row.
+var lineBreaks = strings.NewReplacer("\r", "", "\n", " ")
 
 // customView is a component shown by ctx.ui.custom, inline (in place of
 // the editor) or as an overlay.
