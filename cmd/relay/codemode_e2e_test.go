@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,7 +77,39 @@ return "done";`
 	if !strings.Contains(out, `"toolName":"codemode"`) {
 		t.Errorf("no codemode events in the JSON stream")
 	}
+	// The script's calls are tool calls of their own in the event stream,
+	// naming the codemode call as their parent; the refused one ends in
+	// an error.
+	var parent string
+	nested := map[string][]string{}
+	for _, line := range strings.Split(out, "\n") {
+		var ev struct {
+			Type, ToolCallID, ToolName, ParentToolCallID string
+			IsError                                      bool
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || !strings.HasPrefix(ev.Type, "tool_execution_") {
+			continue
+		}
+		if ev.ToolName == "codemode" && ev.ParentToolCallID == "" {
+			parent = ev.ToolCallID
+			continue
+		}
+		if ev.Type != "tool_execution_update" {
+			nested[ev.ToolCallID] = append(nested[ev.ToolCallID], fmt.Sprintf("%s %s parent=%s err=%v", strings.TrimPrefix(ev.Type, "tool_execution_"), ev.ToolName, ev.ParentToolCallID, ev.IsError))
+		}
+	}
+	want := map[string][]string{
+		parent + "/1": {"start read parent=" + parent + " err=false", "end read parent=" + parent + " err=false"},
+		parent + "/2": {"start bash parent=" + parent + " err=false", "end bash parent=" + parent + " err=true"},
+		parent + "/3": {"start bash parent=" + parent + " err=false", "end bash parent=" + parent + " err=true"},
+	}
+	if fmt.Sprint(nested) != fmt.Sprint(want) {
+		t.Errorf("nested events %v\nwant %v", nested, want)
+	}
 	sess, _ := os.ReadFile(e.sessionFiles()[0])
+	if !strings.Contains(string(sess), `"nestedCalls":{"calls":[{"id":"`+parent+`/1","name":"read","arguments":{"path":"notes.txt"},"status":"ok"`) {
+		t.Errorf("the codemode result does not record its nested calls:\n%s", sess)
+	}
 	if !strings.Contains(string(sess), `"customType":"codemode-store"`) {
 		t.Errorf("store() not persisted as a codemode-store entry")
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tool"
 )
 
 // Queue delivery modes (steeringMode / followUpMode).
@@ -92,6 +93,17 @@ type Agent struct {
 	// writeErr is the first failed session write of the current run; only
 	// the run's goroutine touches it.
 	writeErr *PersistError
+
+	// toolEmitMu serializes the events a running tool emits from its own
+	// goroutines (partial results, nested calls) with each other.
+	toolEmitMu sync.Mutex
+}
+
+// emitLocked emits an event that may come from a tool's goroutine.
+func (a *Agent) emitLocked(e Event) {
+	a.toolEmitMu.Lock()
+	defer a.toolEmitMu.Unlock()
+	a.opts.Emit(e)
 }
 
 // ErrBusy is returned when a run is started while another is active.
@@ -543,6 +555,7 @@ func (a *Agent) runTools(ctx context.Context, msg *llm.AssistantMessage) []*llm.
 	var results []*llm.ToolResultMessage
 	for _, call := range calls {
 		var out ToolOutcome
+		var nested *nestedRunner
 		a.opts.Emit(Event{Type: ToolExecutionStart, ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments})
 		switch {
 		case ctx.Err() != nil:
@@ -561,14 +574,20 @@ func (a *Agent) runTools(ctx context.Context, msg *llm.AssistantMessage) []*llm.
 				}
 			}
 			if !blocked {
-				out = a.opts.ExecuteTool(ctx, call, func(p ToolOutcome) {
-					a.opts.Emit(Event{Type: ToolExecutionUpdate, ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments,
+				// The tool's own tool calls (codemode scripts) run through
+				// the same places, recorded on this call's result.
+				nested = newNestedRunner(a, call.ID)
+				out = a.opts.ExecuteTool(tool.WithNested(ctx, nested), call, func(p ToolOutcome) {
+					a.emitLocked(Event{Type: ToolExecutionUpdate, ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments,
 						Output: &ToolOutput{Content: p.Content, Details: detailsOrEmpty(p.Details)}})
 				})
 			}
 		}
 		res := &llm.ToolResultMessage{ToolCallID: call.ID, ToolName: call.Name, Content: out.Content,
 			Details: out.Details, IsError: out.IsError, Timestamp: a.opts.Now().UnixMilli()}
+		if nested != nil {
+			res.NestedCalls = nested.record()
+		}
 		if res.Content == nil {
 			res.Content = llm.Blocks{}
 		}

@@ -85,6 +85,9 @@ type Event struct {
 	Args       json.RawMessage // tool_execution_start/_update
 	Output     *ToolOutput     // tool_execution_update (partialResult), _end (result)
 	IsError    bool            // tool_execution_end
+	// ParentToolCallID names the calling tool call of a nested call's
+	// tool_execution_* events ("" for the model's own calls).
+	ParentToolCallID string
 
 	Steering []string // queue_update
 	FollowUp []string // queue_update
@@ -168,7 +171,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			ToolCallID string          `json:"toolCallId"`
 			ToolName   string          `json:"toolName"`
 			Args       json.RawMessage `json:"args"`
-		}{e.Type, e.ToolCallID, e.ToolName, rawOrEmpty(e.Args)})
+			Parent     string          `json:"parentToolCallId,omitempty"`
+		}{e.Type, e.ToolCallID, e.ToolName, rawOrEmpty(e.Args), e.ParentToolCallID})
 	case ToolExecutionUpdate:
 		return llm.Marshal(struct {
 			Type          string          `json:"type"`
@@ -176,7 +180,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			ToolName      string          `json:"toolName"`
 			Args          json.RawMessage `json:"args"`
 			PartialResult *ToolOutput     `json:"partialResult"`
-		}{e.Type, e.ToolCallID, e.ToolName, rawOrEmpty(e.Args), e.Output})
+			Parent        string          `json:"parentToolCallId,omitempty"`
+		}{e.Type, e.ToolCallID, e.ToolName, rawOrEmpty(e.Args), e.Output, e.ParentToolCallID})
 	case ToolExecutionEnd:
 		return llm.Marshal(struct {
 			Type       string      `json:"type"`
@@ -184,7 +189,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			ToolName   string      `json:"toolName"`
 			Result     *ToolOutput `json:"result"`
 			IsError    bool        `json:"isError"`
-		}{e.Type, e.ToolCallID, e.ToolName, e.Output, e.IsError})
+			Parent     string      `json:"parentToolCallId,omitempty"`
+		}{e.Type, e.ToolCallID, e.ToolName, e.Output, e.IsError, e.ParentToolCallID})
 	case QueueUpdate:
 		st, fu := e.Steering, e.FollowUp
 		if st == nil {

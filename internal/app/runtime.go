@@ -559,7 +559,7 @@ func (r *Runtime) agentHooks() agent.Hooks {
 			if !r.hooks.ToolCall.Has() {
 				return false, ""
 			}
-			res := r.hooks.RunToolCall(ctx, hooks.ToolCall{Call: call})
+			res := r.hooks.RunToolCall(ctx, hooks.ToolCall{Call: call, ParentToolCallID: agent.ParentToolCallID(ctx)})
 			return res.Block, res.Reason
 		},
 		AfterToolCall: func(call *llm.ToolCall, res *llm.ToolResultMessage) {

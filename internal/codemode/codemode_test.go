@@ -396,3 +396,84 @@ func TestDescription(t *testing.T) {
 		t.Errorf("mode only description:\n%s", d)
 	}
 }
+
+// structured answers like an MCP tool: text for the model, the whole
+// result for scripts, also when it is an error.
+type structured struct{}
+
+func (structured) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "mcp__srv__weather", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (structured) Exposure() tool.Exposure { return tool.ExposeCodemode }
+func (structured) ResultSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"content":{"type":"array","items":{"type":"object"}},"structuredContent":{"type":"object","properties":{"temp":{"type":"number"}}},"isError":{"type":"boolean"}},"required":["content"]}`)
+}
+func (structured) Execute(_ context.Context, args json.RawMessage, _ func(tool.Result)) tool.Result {
+	isErr := strings.Contains(string(args), "mars")
+	return tool.Result{Content: llm.Blocks{&llm.TextContent{Text: "truncated text"}}, IsError: isErr,
+		Structured: json.RawMessage(fmt.Sprintf(`{"content":[{"type":"text","text":"full"}],"structuredContent":{"temp":21},"isError":%v}`, isErr))}
+}
+
+func TestStructuredResultsReachScriptsAsValues(t *testing.T) {
+	f := newFixture(t, structured{})
+	r, text := f.run(t, code(`const a = await tools.mcp__srv__weather({city: "Lisbon"});
+const b = await tools.mcp__srv__weather({city: "mars"});
+return [a.structuredContent.temp, a.content[0].text, a.isError, b.isError]`))
+	if r.IsError || !strings.HasSuffix(text, `[21,"full",false,true]`) {
+		t.Errorf("got %q", text)
+	}
+	d := r.Details.(codemode.Details)
+	if len(d.Calls) != 2 || d.Calls[0].Status != "ok" || d.Calls[1].Status != "error" {
+		t.Errorf("calls %+v", d.Calls)
+	}
+	// The declaration says what the call resolves to.
+	_, text = f.run(t, code(`return await describeTool("mcp__srv__weather")`))
+	if !strings.Contains(text, "Promise<{ content: Array<Record<string, unknown>>; isError?: boolean; structuredContent?: { temp?: number; }; }>") {
+		t.Errorf("declaration %q", text)
+	}
+}
+
+// fakeLoop is the agent loop's runner as codemode sees it.
+type fakeLoop struct {
+	names []string
+}
+
+func (l *fakeLoop) RunNested(ctx context.Context, nc tool.NestedCall) tool.NestedOutcome {
+	id := fmt.Sprintf("%s/loop%d", tool.CallID(ctx), len(l.names)+1)
+	l.names = append(l.names, nc.Name)
+	nc.OnStart(id)
+	if len(l.names) == 2 {
+		return tool.NestedOutcome{ID: id, Result: tool.Error("gate says no"), Blocked: true}
+	}
+	return tool.NestedOutcome{ID: id, Result: nc.Tool.Execute(tool.WithCallID(ctx, id), nc.Args, nil)}
+}
+
+// Inside the agent loop, every script call goes through the loop's runner
+// (events, hooks, the nestedCalls record); the seam is not called twice.
+func TestNestedCallsGoThroughTheLoopRunner(t *testing.T) {
+	f := newFixture(t)
+	hookCalls := 0
+	f.seam.ToolCall.On("test", func(context.Context, *hooks.ToolCall) (hooks.ToolCallResult, error) {
+		hookCalls++
+		return hooks.ToolCallResult{}, nil
+	})
+	loop := &fakeLoop{}
+	ctx := tool.WithNested(tool.WithCallID(context.Background(), "call_9"), loop)
+	r := f.tool.Execute(ctx, json.RawMessage(code(`text(await tools.echo({text: "x"})); try { await tools.echo({text: "y"}) } catch (e) { text(e.message) }`)), nil)
+	var sb strings.Builder
+	for _, b := range r.Content {
+		if tc, ok := b.(*llm.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	if r.IsError || !strings.Contains(sb.String(), "x\ngate says no") {
+		t.Errorf("result %q", sb.String())
+	}
+	if fmt.Sprint(loop.names) != "[echo echo]" || hookCalls != 0 {
+		t.Errorf("loop ran %v; seam hooks called %d times by codemode itself", loop.names, hookCalls)
+	}
+	d := r.Details.(codemode.Details)
+	if len(d.Calls) != 2 || d.Calls[0].ID != "call_9/loop1" || d.Calls[1].Status != "blocked" || f.echo.ids[0] != "call_9/loop1" {
+		t.Errorf("calls %+v, echo ids %v", d.Calls, f.echo.ids)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/relay-agent/relay/internal/hooks"
@@ -17,49 +18,46 @@ import (
 	"github.com/relay-agent/relay/internal/tool"
 )
 
-// callNested runs one script tool call the way the runtime runs a direct
-// one: the tool_call hooks may block it or change its input, the tool
-// executes, the tool_result hooks may change its result.
+// callNested runs one script tool call as a real tool call: through the
+// runner the agent loop put in ctx (tool_execution events with the parent
+// id, the tool_call hooks that may block it or change its input, the
+// tool_result hooks, the nestedCalls record), or, when the tool runs
+// outside a loop, through the hook seam alone.
 func (t *Tool) callNested(ctx context.Context, rec *recorder, x tool.Tool, name string, args json.RawMessage) (json.RawMessage, error) {
-	i, id := rec.start(name, args)
+	runner := tool.NestedFrom(ctx)
+	if runner == nil {
+		runner = rec.fallback
+	}
+	i := rec.start(name, args)
 	start := time.Now()
-	call := &llm.ToolCall{ID: id, Name: name, Arguments: args}
-	if h := t.cfg.Hooks; h != nil && h.ToolCall.Has() {
-		if res := h.RunToolCall(ctx, hooks.ToolCall{Call: call, ParentToolCallID: rec.parent}); res.Block {
-			reason := res.Reason
-			if reason == "" {
-				reason = "Tool call blocked"
-			}
-			rec.finish(i, "blocked", reason, time.Since(start))
-			return nil, errors.New(reason)
-		}
-	}
-	r := x.Execute(tool.WithCallID(ctx, id), call.Arguments, nil)
-	msg := &llm.ToolResultMessage{ToolCallID: id, ToolName: name, Content: r.Content, IsError: r.IsError, Timestamp: t.cfg.Now().UnixMilli()}
-	if r.Details != nil {
-		if b, err := json.Marshal(r.Details); err == nil && string(b) != "null" {
-			msg.Details = b
-		}
-	}
-	if h := t.cfg.Hooks; h != nil && h.ToolResult.Has() {
-		h.ToolResult.Notify(ctx, &hooks.ToolResult{Call: call, Result: msg})
-	}
+	out := runner.RunNested(ctx, tool.NestedCall{Name: name, Tool: x, Args: args, OnStart: func(id string) { rec.setID(i, id) }})
 	wall := time.Since(start)
-	text := textOf(msg.Content)
+	r := out.Result
+	text := textOf(r.Content)
+	if out.Blocked {
+		rec.finish(i, "blocked", text, wall)
+		return nil, errors.New(text)
+	}
 	status := "ok"
-	if msg.IsError {
+	if r.IsError {
 		status = "error"
 		if ctx.Err() != nil {
 			status = "cancelled"
 		}
 	}
+	// A tool with a structured result (MCP: the whole CallToolResult)
+	// resolves to it, also when it reports an error.
+	if len(r.Structured) > 0 {
+		rec.finish(i, status, errIf(r.IsError, text), wall)
+		return r.Structured, nil
+	}
 	if name == "bash" {
-		if v, ok := bashValue(text, msg, wall); ok {
-			rec.finish(i, status, errIf(msg.IsError, text), wall)
+		if v, ok := bashValue(text, r.IsError, detailsJSON(r.Details), wall); ok {
+			rec.finish(i, status, errIf(r.IsError, text), wall)
 			return v, nil
 		}
 	}
-	if msg.IsError {
+	if r.IsError {
 		if text == "" {
 			text = fmt.Sprintf("Tool %q failed", name)
 		}
@@ -68,6 +66,57 @@ func (t *Tool) callNested(ctx context.Context, rec *recorder, x tool.Tool, name 
 	}
 	rec.finish(i, status, "", wall)
 	return json.Marshal(text)
+}
+
+func detailsJSON(d any) json.RawMessage {
+	switch v := d.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		return v
+	}
+	b, err := json.Marshal(d)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
+// seamRunner runs nested calls of a codemode call executed outside an
+// agent loop (tests, a direct Execute): the tool_call and tool_result
+// hooks apply, no events are emitted.
+type seamRunner struct {
+	hooks  *hooks.Set
+	now    func() time.Time
+	parent string
+	mu     sync.Mutex
+	n      int
+}
+
+func (s *seamRunner) RunNested(ctx context.Context, nc tool.NestedCall) tool.NestedOutcome {
+	s.mu.Lock()
+	s.n++
+	id := s.parent + "/" + strconv.Itoa(s.n)
+	s.mu.Unlock()
+	if nc.OnStart != nil {
+		nc.OnStart(id)
+	}
+	call := &llm.ToolCall{ID: id, Name: nc.Name, Arguments: nc.Args}
+	if s.hooks != nil && s.hooks.ToolCall.Has() {
+		if res := s.hooks.RunToolCall(ctx, hooks.ToolCall{Call: call, ParentToolCallID: s.parent}); res.Block {
+			reason := res.Reason
+			if reason == "" {
+				reason = "Tool call blocked"
+			}
+			return tool.NestedOutcome{ID: id, Result: tool.Error(reason), Blocked: true}
+		}
+	}
+	r := nc.Tool.Execute(tool.WithCallID(ctx, id), call.Arguments, nc.OnUpdate)
+	msg := &llm.ToolResultMessage{ToolCallID: id, ToolName: nc.Name, Content: r.Content, Details: detailsJSON(r.Details), IsError: r.IsError, Timestamp: s.now().UnixMilli()}
+	if s.hooks != nil && s.hooks.ToolResult.Has() {
+		s.hooks.ToolResult.Notify(ctx, &hooks.ToolResult{Call: call, Result: msg})
+	}
+	return tool.NestedOutcome{ID: id, Result: tool.Result{Content: msg.Content, Details: msg.Details, IsError: msg.IsError, Structured: r.Structured}}
 }
 
 func errIf(b bool, s string) string {
@@ -92,9 +141,9 @@ var exitStatus = regexp.MustCompile(`(?:\n\n|^)Command exited with code (-?\d+)$
 // bashValue is bash's structured result. A non-zero exit resolves too
 // (scripts read exit_code); a timeout, abort or a command that could not
 // start rejects.
-func bashValue(text string, msg *llm.ToolResultMessage, wall time.Duration) (json.RawMessage, bool) {
+func bashValue(text string, isError bool, details json.RawMessage, wall time.Duration) (json.RawMessage, bool) {
 	code := 0
-	if msg.IsError {
+	if isError {
 		m := exitStatus.FindStringSubmatchIndex(text)
 		if m == nil {
 			return nil, false
@@ -111,8 +160,8 @@ func bashValue(text string, msg *llm.ToolResultMessage, wall time.Duration) (jso
 		} `json:"truncation"`
 		FullOutputPath string `json:"fullOutputPath"`
 	}
-	if len(msg.Details) > 0 {
-		_ = json.Unmarshal(msg.Details, &d)
+	if len(details) > 0 {
+		_ = json.Unmarshal(details, &d)
 	}
 	v := map[string]any{
 		"output":            text,

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -80,7 +79,7 @@ func New(cfg Config) *Tool {
 var params = json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"Raw JavaScript source."}},"required":["code"]}`)
 
 const intro = "Run JavaScript that calls other tools. The input is raw JavaScript (not JSON, no code fence), run as an async function body in a QuickJS sandbox: top-level `await` and `return` work. No Node, file system, network, or timers.\n" +
-	"- `await tools.<name>({ ...args })` resolves to a string (`bash`: `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`) and rejects with an Error on failure. Use `Promise.allSettled()` to keep the results that succeed.\n" +
+	"- `await tools.<name>({ ...args })` resolves to a string (`bash`: `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`; MCP tools: their whole `CallToolResult` `{ content, structuredContent?, isError? }`) and rejects with an Error on failure. Use `Promise.allSettled()` to keep the results that succeed.\n" +
 	"- Optional first line: `// @options: {\"max_output_tokens\": 10000, \"timeout_ms\": 60000}`"
 
 const globalsDoc = "Globals:\n" +
@@ -180,7 +179,7 @@ func renderDescription(listed []tool.Tool, budget int) string {
 		if _, ok := groups[ns]; !ok {
 			order = append(order, ns)
 		}
-		sec := Section(x.Spec())
+		sec := Section(x)
 		groups[ns] = append(groups[ns], entry{x.Spec().Name, sec, (len(sec) + charsPerToken - 1) / charsPerToken})
 	}
 	sortNamespaces(order)
@@ -236,13 +235,14 @@ func renderDescription(listed []tool.Tool, budget int) string {
 }
 
 // Section is a tool's heading, description and call declaration.
-func Section(s llm.ToolSpec) string {
+func Section(x tool.Tool) string {
+	s := x.Spec()
 	id := Identifier(s.Name)
 	head := "### `" + id + "`"
 	if id != s.Name {
 		head += " (`" + s.Name + "`)"
 	}
-	return head + "\n" + Declaration(s)
+	return head + "\n" + Declaration(x)
 }
 
 // Annotate returns t with a sentence saying how scripts call it appended
@@ -296,10 +296,11 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, onUpdate func(
 		s := x.Spec()
 		byName[s.Name] = x
 		host.Tools = append(host.Tools, ToolName{ID: Identifier(s.Name), Name: s.Name})
-		all = append(all, map[string]string{"name": Identifier(s.Name), "description": Declaration(s)})
+		all = append(all, map[string]string{"name": Identifier(s.Name), "description": Declaration(x)})
 	}
 	host.AllTools, _ = json.Marshal(all)
-	rec := &recorder{parent: parent, onUpdate: onUpdate}
+	rec := &recorder{parent: parent, onUpdate: onUpdate,
+		fallback: &seamRunner{hooks: t.cfg.Hooks, now: t.cfg.Now, parent: parent}}
 	host.Call = func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 		x, ok := byName[name]
 		if !ok {
@@ -319,14 +320,14 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, onUpdate func(
 		hits := t.search.Get(docs).Search(q, limit, keep)
 		out := make([]map[string]string, len(hits))
 		for i, h := range hits {
-			out[i] = map[string]string{"name": Identifier(h.Doc.Name), "description": Declaration(byName[h.Doc.Name].Spec())}
+			out[i] = map[string]string{"name": Identifier(h.Doc.Name), "description": Declaration(byName[h.Doc.Name])}
 		}
 		return json.Marshal(out)
 	}
 	host.Describe = func(name string) json.RawMessage {
 		for _, x := range callable {
 			if s := x.Spec(); s.Name == name || Identifier(s.Name) == name {
-				b, _ := json.Marshal(Declaration(s))
+				b, _ := json.Marshal(Declaration(x))
 				return b
 			}
 		}
@@ -474,8 +475,11 @@ func (t *Tool) imageBlocks(im Item) llm.Blocks {
 }
 
 // Declaration is a tool's description as a JSDoc comment and its call
-// signature as TypeScript.
-func Declaration(s llm.ToolSpec) string {
+// signature as TypeScript: what the call resolves to is the tool's
+// result schema when it has one (MCP tools: CallToolResult), bash's
+// structured value, else a string.
+func Declaration(x tool.Tool) string {
+	s := x.Spec()
 	var sb strings.Builder
 	if d := strings.TrimSpace(s.Description); d != "" {
 		sb.WriteString("/**\n")
@@ -485,7 +489,10 @@ func Declaration(s llm.ToolSpec) string {
 		sb.WriteString(" */\n")
 	}
 	out := "string"
-	if s.Name == "bash" {
+	switch rs, ok := x.(tool.ResultSchemer); {
+	case ok && len(rs.ResultSchema()) > 0:
+		out = schemaType(rs.ResultSchema())
+	case s.Name == "bash":
 		out = "{ output: string; truncated: boolean; full_output_path?: string; exit_code: number | null; wall_time_seconds: number }"
 	}
 	fmt.Fprintf(&sb, "%s(args: %s): Promise<%s>;", Identifier(s.Name), schemaType(s.Parameters), out)
@@ -497,8 +504,8 @@ func Declaration(s llm.ToolSpec) string {
 type recorder struct {
 	parent   string
 	onUpdate func(tool.Result)
+	fallback tool.Nested
 	mu       sync.Mutex
-	n        int
 	calls    []NestedCall
 }
 
@@ -518,15 +525,21 @@ type Details struct {
 	FullOutputPath string       `json:"fullOutputPath,omitempty"`
 }
 
-func (r *recorder) start(name string, args json.RawMessage) (int, string) {
+// start records a call; its id (<parent>/<n>, numbered by the runner)
+// arrives with setID once the call starts.
+func (r *recorder) start(name string, args json.RawMessage) int {
 	r.mu.Lock()
-	r.n++
-	id := r.parent + "/" + strconv.Itoa(r.n)
-	r.calls = append(r.calls, NestedCall{ID: id, Name: name, Args: clip(string(args), 200), Status: "running"})
+	r.calls = append(r.calls, NestedCall{ID: r.parent + "/?", Name: name, Args: clip(string(args), 200), Status: "running"})
 	i := len(r.calls) - 1
 	r.mu.Unlock()
+	return i
+}
+
+func (r *recorder) setID(i int, id string) {
+	r.mu.Lock()
+	r.calls[i].ID = id
+	r.mu.Unlock()
 	r.publish()
-	return i, id
 }
 
 func (r *recorder) finish(i int, status, errText string, d time.Duration) {

@@ -129,9 +129,14 @@ func TestEverythingServerOverStdio(t *testing.T) {
 		t.Fatalf("resource links = %s", txt)
 	}
 	// Codemode receives the full result, structured content included.
-	full, err := findTool(t, m, "mcp__everything__get_structured_content").Call(ctx, args(map[string]string{"location": "New York"}))
-	if err != nil || full.StructuredContent == nil {
-		t.Fatalf("structured = %+v, %v", full, err)
+	r = findTool(t, m, "mcp__everything__get_structured_content").Execute(ctx, args(map[string]string{"location": "New York"}), nil)
+	var full struct {
+		Content           []map[string]any `json:"content"`
+		StructuredContent map[string]any   `json:"structuredContent"`
+		Meta              any              `json:"_meta"`
+	}
+	if err := json.Unmarshal(r.Structured, &full); err != nil || r.IsError || full.StructuredContent == nil || len(full.Content) == 0 || full.Meta != nil {
+		t.Fatalf("structured = %s (%v)", r.Structured, err)
 	}
 	// Resources: list one server, read one.
 	r = (&listResourcesTool{m: m}).Execute(ctx, args(map[string]string{"server": "everything"}), nil)

@@ -73,6 +73,23 @@ func (t *Tool) OutputSchema() json.RawMessage {
 	return b
 }
 
+// ResultSchema is the schema of what codemode scripts receive: the
+// CallToolResult, with the server's output schema as structuredContent.
+func (t *Tool) ResultSchema() json.RawMessage {
+	props := map[string]any{
+		"content": map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
+		"isError": map[string]any{"type": "boolean"},
+	}
+	if t.remote.OutputSchema != nil {
+		props["structuredContent"] = t.remote.OutputSchema
+	}
+	b, err := json.Marshal(map[string]any{"type": "object", "properties": props, "required": []string{"content"}})
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // Annotations returns the server's hints.
 func (t *Tool) Annotations() Annotations {
 	a := t.remote.Annotations
@@ -135,17 +152,18 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, onUpdate func(
 			Details: Details{Server: t.Server(), Tool: t.remote.Name}, IsError: true}
 	}
 	content, details, isErr := t.server.m.converter(t.server).convertResult(t.remote.Name, res)
-	return tool.Result{Content: content, Details: details, IsError: isErr}
+	return tool.Result{Content: content, Details: details, IsError: isErr, Structured: scriptResult(res)}
 }
 
-// Call returns the complete CallToolResult (without _meta), as codemode
-// scripts receive it: never truncated, and isError is data, not a failure.
-// err is a failure to reach the server.
-func (t *Tool) Call(ctx context.Context, args json.RawMessage) (*sdk.CallToolResult, error) {
-	res, err := t.server.CallTool(ctx, t.remote.Name, args, nil)
+// scriptResult is the CallToolResult as codemode scripts receive it:
+// without _meta, never truncated, content blocks as the server sent them,
+// structuredContent and isError as data.
+func scriptResult(res *sdk.CallToolResult) json.RawMessage {
+	r := *res
+	r.Meta = nil
+	b, err := json.Marshal(&r)
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	res.Meta = nil
-	return res, nil
+	return b
 }

@@ -1,6 +1,9 @@
 package tool
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Exposure says how a tool reaches the model (upstream-spec-extras §14).
 type Exposure string
@@ -31,6 +34,13 @@ type Exposed interface {
 // tools of one MCP server.
 type Namespaced interface {
 	Namespace() string
+}
+
+// ResultSchemer is implemented by tools whose results carry a Structured
+// value: ResultSchema is its JSON Schema (codemode declares the type
+// scripts receive from it).
+type ResultSchemer interface {
+	ResultSchema() json.RawMessage
 }
 
 // ExposureOf returns t's exposure; tools that do not say are direct.

@@ -17,6 +17,10 @@ type Result struct {
 	Content llm.Blocks // text and image blocks the model sees
 	Details any        // tool-specific, JSON-marshalled into ToolResultMessage.Details; nil = none
 	IsError bool
+	// Structured is the value codemode scripts receive instead of the text
+	// (spec §14 structuredContent): an MCP tool's whole CallToolResult,
+	// never truncated, also when IsError. Nil: scripts get the text.
+	Structured json.RawMessage
 }
 
 // Tool is one callable tool.

@@ -305,6 +305,11 @@ func contentText(c llm.Content) string {
 
 // Apply folds one agent event into the transcript.
 func (t *Transcript) Apply(ev agent.Event) {
+	if ev.ParentToolCallID != "" {
+		// A nested call (a codemode script's): its parent's block shows it,
+		// as a resumed session does, where only the parent is recorded.
+		return
+	}
 	switch ev.Type {
 	case agent.MessageStart:
 		switch m := ev.Message.(type) {

@@ -387,3 +387,29 @@ func TestThinkingLabel(t *testing.T) {
 		t.Fatalf("default label not restored:\n%s", v)
 	}
 }
+
+// A codemode script's nested calls have their own tool_execution events;
+// they do not become blocks of their own (a resumed session has only the
+// parent's), and the parent's block is the one the result lands in.
+func TestNestedToolEventsStayInTheirParent(t *testing.T) {
+	tr := newT()
+	args := json.RawMessage(`{"code":"await tools.read({path: \"a\"})"}`)
+	tr.Apply(agent.Event{Type: agent.MessageStart, Message: &llm.AssistantMessage{}})
+	tr.Apply(agent.Event{Type: agent.MessageEnd, Message: &llm.AssistantMessage{StopReason: llm.StopToolUse, Content: llm.Blocks{&llm.ToolCall{ID: "c1", Name: "codemode", Arguments: args}}}})
+	tr.Apply(agent.Event{Type: agent.ToolExecutionStart, ToolCallID: "c1", ToolName: "codemode", Args: args})
+	nested := json.RawMessage(`{"path":"a"}`)
+	tr.Apply(agent.Event{Type: agent.ToolExecutionStart, ToolCallID: "c1/1", ToolName: "read", Args: nested, ParentToolCallID: "c1"})
+	tr.Apply(agent.Event{Type: agent.ToolExecutionEnd, ToolCallID: "c1/1", ToolName: "read", ParentToolCallID: "c1",
+		Output: &agent.ToolOutput{Content: llm.Blocks{&llm.TextContent{Text: "file text"}}}})
+	tr.Apply(agent.Event{Type: agent.ToolExecutionEnd, ToolCallID: "c1", ToolName: "codemode",
+		Output: &agent.ToolOutput{Content: llm.Blocks{&llm.TextContent{Text: "Script completed"}}}})
+	var got []string
+	for _, it := range tr.items {
+		if it.kind == KindTool {
+			got = append(got, it.toolName+":"+it.output)
+		}
+	}
+	if strings.Join(got, ",") != "codemode:Script completed" {
+		t.Fatalf("tool blocks = %q", got)
+	}
+}
