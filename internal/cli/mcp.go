@@ -51,23 +51,12 @@ func environ(env config.Env) []string {
 	return out
 }
 
-// mcpDisabled reports "-builtin:mcp" in the extensions setting.
-func mcpDisabled(st *settings.Settings) bool {
-	disabled := false
-	for _, r := range st.Extensions {
-		if name, ok := r.Builtin(); ok && name == "mcp" {
-			disabled = r.Op() == '-'
-		}
-	}
-	return disabled
-}
-
 // startMCP loads mcp.json (the project file only when trusted), connects
 // the servers in the background and registers them on the seam. It returns
 // nil when MCP is off or nothing is configured.
 func startMCP(env config.Env, st *settings.Settings, agentDir, cwd string, trusted bool, seam *hooks.Set, cmds *commands.Registry,
 	reg *tool.Registry, rt *app.Runtime, toolsOn bool, stderr io.Writer) *mcp.Manager {
-	if mcpDisabled(st) {
+	if builtinDisabled(st, "mcp") {
 		return nil
 	}
 	loaded := mcp.Load(mcp.LoadOptions{UserConfig: config.Agent{Dir: agentDir}.MCP(),

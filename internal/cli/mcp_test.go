@@ -120,6 +120,36 @@ func TestBuiltinMCPOff(t *testing.T) {
 	}
 }
 
+// "-builtin:codemode" and "-builtin:tool-search" turn the built-in
+// extensions off: their tools are not registered, so selecting them only
+// warns.
+func TestBuiltinCodemodeAndToolSearchOff(t *testing.T) {
+	for _, c := range []struct {
+		name, extensions string
+		want             []string
+	}{
+		{"on", `[]`, []string{"read", "codemode", "tool_search"}},
+		{"codemode off", `["-builtin:codemode"]`, []string{"read", "tool_search"}},
+		{"both off", `["-builtin:codemode", "-builtin:tool-search"]`, []string{"read"}},
+		{"off then on again", `["-builtin:codemode", "+builtin:codemode"]`, []string{"read", "codemode", "tool_search"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, agent := fakeProviderEnv(t, llmtest.Response{Text: "ok"})
+			os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"defaultTools": ["read", "codemode", "tool_search"], "extensions": `+c.extensions+`}`), 0o644)
+			var out, errb bytes.Buffer
+			if code := Main(context.Background(), []string{"-p", "--model", "anthropic/claude-sonnet-4-5", "hi"}, strings.NewReader(""), &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if names := declaredTools(srv.Requests()[0]); strings.Join(names, ",") != strings.Join(c.want, ",") {
+				t.Errorf("declared %v, want %v", names, c.want)
+			}
+			if off := len(c.want) < 3; off != strings.Contains(errb.String(), "unknown tool") {
+				t.Errorf("stderr %q", errb.String())
+			}
+		})
+	}
+}
+
 func TestMCPSubcommand(t *testing.T) {
 	agent := t.TempDir()
 	t.Setenv("RELAY_CODING_AGENT_DIR", agent)

@@ -48,7 +48,12 @@ func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runti
 		}
 		return out
 	}
-	known := append(builtin.Names(), codemode.Name, toolsearch.Name)
+	known := builtin.Names()
+	for _, x := range scriptTools {
+		if !builtinDisabled(st, x.builtin) {
+			known = append(known, x.tool)
+		}
+	}
 	valid, warns := selectTools(a, st.DefaultTools, known)
 	reg, _ := tool.NewRegistry()
 	if len(valid) == 0 {
@@ -101,13 +106,19 @@ func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, 
 			}
 		}
 	}
-	_ = reg.Add(codemode.New(cfg))
-	_ = reg.Add(toolsearch.New(reg, func() toolsearch.Loadout {
-		if r := rt(); r != nil {
-			return r
-		}
-		return nil
-	}))
+	// "-builtin:codemode" and "-builtin:tool-search" in the extensions
+	// setting leave them out (buildTools already refused to select them).
+	if !builtinDisabled(st, "codemode") {
+		_ = reg.Add(codemode.New(cfg))
+	}
+	if !builtinDisabled(st, "tool-search") {
+		_ = reg.Add(toolsearch.New(reg, func() toolsearch.Loadout {
+			if r := rt(); r != nil {
+				return r
+			}
+			return nil
+		}))
+	}
 	if !only {
 		return active
 	}
@@ -120,6 +131,10 @@ func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, 
 	}
 	return declared
 }
+
+// scriptTools are the tools of the built-in extensions, by the name the
+// extensions setting turns them off with.
+var scriptTools = []struct{ builtin, tool string }{{"codemode", codemode.Name}, {"tool-search", toolsearch.Name}}
 
 // selectTools applies the tool flags to the settings' defaultTools and keeps
 // the names that exist in known.
