@@ -112,6 +112,56 @@ func (c *CredentialStore) writeAll(all map[string]*OAuthState) error {
 	return os.Rename(tmp.Name(), c.Path)
 }
 
+// lockWait bounds how long a refresh or a write waits for another relay
+// process holding the credentials lock (a token request is bounded by its
+// own timeout well below it).
+var lockWait = 30 * time.Second
+
+// onLockBusy, when set (tests), is called each time the lock is found held.
+var onLockBusy func()
+
+// lock takes the cross-process lock of the credentials file (a .lock file
+// next to it) and the store's own mutex: relay processes sharing
+// mcp-auth.json refresh a server's tokens one at a time, so a rotating
+// refresh token is never spent twice, and no write loses another's.
+func (c *CredentialStore) lock(ctx context.Context) (func(), error) {
+	c.mu.Lock()
+	if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
+	path := c.Path + ".lock"
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	deadline := time.Now().Add(lockWait)
+	for {
+		busy, err := tryLock(f)
+		if err == nil && !busy {
+			return func() { f.Close(); c.mu.Unlock() }, nil
+		}
+		if err == nil && time.Now().After(deadline) {
+			err = fmt.Errorf("held by another relay process for more than %s", lockWait)
+		}
+		if err == nil {
+			if onLockBusy != nil {
+				onLockBusy()
+			}
+			select {
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+				continue
+			}
+		}
+		f.Close()
+		c.mu.Unlock()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+}
+
 // Load returns the stored state of a server (nil when none).
 func (c *CredentialStore) Load(name, serverURL string) (*OAuthState, error) {
 	c.mu.Lock()
@@ -125,8 +175,15 @@ func (c *CredentialStore) Load(name, serverURL string) (*OAuthState, error) {
 
 // Save stores the state of a server.
 func (c *CredentialStore) Save(name, serverURL string, st *OAuthState) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	unlock, err := c.lock(context.Background())
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return c.saveLocked(name, serverURL, st)
+}
+
+func (c *CredentialStore) saveLocked(name, serverURL string, st *OAuthState) error {
 	all, err := c.readAll()
 	if err != nil {
 		return err
@@ -137,8 +194,11 @@ func (c *CredentialStore) Save(name, serverURL string, st *OAuthState) error {
 
 // Remove deletes a server's state and reports whether there was one.
 func (c *CredentialStore) Remove(name, serverURL string) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	unlock, err := c.lock(context.Background())
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	all, err := c.readAll()
 	if err != nil {
 		return false, err
@@ -163,9 +223,22 @@ const refreshSkew = 30 * time.Second
 
 // refresh exchanges the stored refresh token for new tokens and saves them.
 // Tokens changed meanwhile (another request refreshed them) are kept.
+//
+// The whole exchange holds the credentials lock, and the state is read
+// again under it: when another relay process refreshed first, its tokens
+// are used instead of spending the (possibly rotated) refresh token again.
 func (c *CredentialStore) refresh(ctx context.Context, name, serverURL, staleToken string) (*OAuthState, error) {
-	st, err := c.Load(name, serverURL)
-	if err != nil || st == nil {
+	unlock, err := c.lock(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("refresh token: %w", err)
+	}
+	defer unlock()
+	all, err := c.readAll()
+	if err != nil {
+		return nil, ErrSignInRequired
+	}
+	st := all[credentialKey(name, serverURL)]
+	if st == nil {
 		return nil, ErrSignInRequired
 	}
 	if st.AccessToken != staleToken && staleToken != "" {
@@ -189,7 +262,7 @@ func (c *CredentialStore) refresh(ctx context.Context, name, serverURL, staleTok
 	if tok.RefreshToken != "" {
 		st.RefreshToken = tok.RefreshToken
 	}
-	if err := c.Save(name, serverURL, st); err != nil {
+	if err := c.saveLocked(name, serverURL, st); err != nil {
 		return nil, err
 	}
 	return st, nil

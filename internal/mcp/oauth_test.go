@@ -216,3 +216,65 @@ func TestOAuthRefreshOn401(t *testing.T) {
 		t.Fatalf("stored = %+v", st)
 	}
 }
+
+// Two relay processes (two stores on one mcp-auth.json) whose access
+// token expired at the same moment: the refresh runs once, under the
+// file's lock, and the second uses the tokens the first stored instead of
+// spending the rotated refresh token again.
+func TestRefreshIsSerializedAcrossProcesses(t *testing.T) {
+	f := newFakeOAuthServer(t)
+	arrived, release := make(chan struct{}, 4), make(chan struct{})
+	var held sync.Once
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			arrived <- struct{}{}
+			<-release
+		}
+		f.srv.Config.Handler.ServeHTTP(w, r)
+	})
+	front := httptest.NewServer(slow)
+	defer front.Close()
+	path := filepath.Join(t.TempDir(), "mcp-auth.json")
+	a, b := NewCredentialStore(path), NewCredentialStore(path)
+	url := f.srv.URL + "/mcp"
+	f.mu.Lock()
+	f.issued, f.access, f.refresh = 1, "access-1", "refresh-1"
+	f.mu.Unlock()
+	if err := a.Save("remote", url, &OAuthState{ClientID: "client-1", TokenURL: front.URL + "/token",
+		AccessToken: "access-1", RefreshToken: "refresh-1", TokenType: "Bearer"}); err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan struct{})
+	onLockBusy = func() { held.Do(func() { close(busy) }) }
+	defer func() { onLockBusy = nil }()
+	type res struct {
+		st  *OAuthState
+		err error
+	}
+	ra, rb := make(chan res, 1), make(chan res, 1)
+	go func() { st, err := a.refresh(context.Background(), "remote", url, "access-1"); ra <- res{st, err} }()
+	<-arrived // a holds the lock, its token request in flight
+	go func() { st, err := b.refresh(context.Background(), "remote", url, "access-1"); rb <- res{st, err} }()
+	select {
+	case <-busy: // b found the lock held
+	case <-arrived:
+		close(release)
+		t.Fatal("the second process sent its own token request while the first refreshed")
+	}
+	close(release)
+	x, y := <-ra, <-rb
+	if x.err != nil || y.err != nil {
+		t.Fatalf("refresh errors: %v, %v", x.err, y.err)
+	}
+	if x.st.AccessToken != "access-2" || y.st.AccessToken != "access-2" || y.st.RefreshToken != "refresh-2" {
+		t.Fatalf("tokens %+v and %+v, want both access-2", x.st, y.st)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.refreshes != 1 {
+		t.Fatalf("%d token refreshes, want 1", f.refreshes)
+	}
+	if len(arrived) != 0 {
+		t.Fatal("the second process sent a token request of its own")
+	}
+}
