@@ -66,7 +66,11 @@ func TestNestedCallsRunThroughTheLoop(t *testing.T) {
 	var before, after []string
 	a := New(Options{Stream: s.stream, Emit: rec.emit, Persist: rec.persist,
 		ExecuteTool: func(ctx context.Context, call *llm.ToolCall, update func(ToolOutcome)) ToolOutcome {
-			r := caller{}.Execute(tool.WithCallID(ctx, call.ID), call.Arguments, nil)
+			var c tool.Tool = caller{}
+			if call.Name != c.Spec().Name {
+				t.Errorf("call of %s", call.Name)
+			}
+			r := c.Execute(tool.WithCallID(ctx, call.ID), call.Arguments, nil)
 			return ToolOutcome{Content: r.Content, IsError: r.IsError}
 		},
 		Hooks: Hooks{
