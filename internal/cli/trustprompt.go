@@ -118,4 +118,3 @@ func readLine(in io.Reader, max int) (string, error) {
 	}
 	return b.String(), nil
 }
-
