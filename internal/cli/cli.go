@@ -29,6 +29,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCPCommand(ctx, args[1:], env, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "config" {
+		return runConfigCommand(ctx, args[1:], env, stdin, stdout, stderr)
+	}
 	if len(args) > 0 && packageCommands[args[0]] {
 		return runPackageCommand(ctx, args, env, stdout, stderr)
 	}
@@ -68,7 +71,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 // unsupportedCommands are the subcommands of upstream-spec-core.md §1.1
 // that relay does not implement yet.
-var unsupportedCommands = map[string]bool{"config": true, "auth": true}
+var unsupportedCommands = map[string]bool{"auth": true}
 
 // packageCommands are relay's package commands (packages.go).
 var packageCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true}
