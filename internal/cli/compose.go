@@ -421,6 +421,9 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 		plain = append(plain, in.Input)
 	}
 	rt, st := l.rt, l.st
+	if l.mode == modeRPC || l.mode == modeTUI {
+		startCatalogRefresh(ctx, l.env, l.reg, catalogBaseURL, proxyClient(st.HTTPProxy), nil)
+	}
 	var rc int
 	switch l.mode {
 	case modeRPC:

@@ -149,8 +149,7 @@ func runPackageCommand(ctx context.Context, args []string, env config.Env, stdou
 		return 0
 	}
 	if c.models {
-		fmt.Fprintln(stdout, "Model catalogs are built into relay; models.json and llama.cpp discovery are read at start-up. Nothing to refresh.")
-		return 0
+		return runUpdateModels(ctx, env, catalogBaseURL, nil, stdout, stderr)
 	}
 	if c.command == "update" && (c.source == "self" || c.source == "relay") {
 		fmt.Fprintln(stderr, "Error: relay update never updates relay itself; rebuild or reinstall relay to update it.")

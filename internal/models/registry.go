@@ -17,6 +17,7 @@ import (
 // plus the credential sources. It is safe for concurrent use.
 type Registry struct {
 	modelsPath string
+	storePath  string
 	auth       *AuthStore
 	getenv     func(string) string
 
@@ -35,6 +36,8 @@ type Options struct {
 	AuthJSON string
 	// Getenv replaces os.Getenv (tests, embedding).
 	Getenv func(string) string
+	// Store is models-store.json, the refreshed catalogs ("" = none).
+	Store string
 }
 
 // Load builds the registry for an agent dir: the catalog merged with
@@ -45,13 +48,14 @@ func Load(agentDir string, getenv func(string) string) (*Registry, error) {
 	return NewRegistry(Options{
 		ModelsJSON: filepath.Join(agentDir, "models.json"),
 		AuthJSON:   filepath.Join(agentDir, "auth.json"),
+		Store:      filepath.Join(agentDir, "models-store.json"),
 		Getenv:     getenv,
 	})
 }
 
 // NewRegistry is Load with explicit paths.
 func NewRegistry(o Options) (*Registry, error) {
-	r := &Registry{modelsPath: o.ModelsJSON, getenv: o.Getenv}
+	r := &Registry{modelsPath: o.ModelsJSON, storePath: o.Store, getenv: o.Getenv}
 	if r.getenv == nil {
 		r.getenv = osGetenv
 	}
@@ -69,7 +73,7 @@ func (r *Registry) Auth() *AuthStore { return r.auth }
 // opens). On error the previous custom configuration is dropped and only
 // the built-in models remain.
 func (r *Registry) Reload() error {
-	models := builtinModels()
+	models := r.baseModels()
 	var cfg *modelsConfig
 	var cerr *ConfigError
 	if r.modelsPath != "" {
@@ -82,11 +86,22 @@ func (r *Registry) Reload() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cerr != nil {
-		r.models, r.custom, r.configErr = builtinModels(), map[string]*customProvider{}, cerr
+		r.models, r.custom, r.configErr = r.baseModels(), map[string]*customProvider{}, cerr
 		return cerr
 	}
 	r.models, r.custom, r.configErr = models, custom, nil
 	return nil
+}
+
+// baseModels is the built-in catalog with the refreshed catalogs of
+// models-store.json laid over it (an unreadable store is ignored: it is
+// only a cache).
+func (r *Registry) baseModels() []*llm.Model {
+	models := builtinModels()
+	if store, err := readStore(r.storePath); err == nil {
+		models = overlayModels(models, storeOverlay(store))
+	}
+	return models
 }
 
 // ConfigError returns the last models.json error, nil when it applied.
