@@ -89,7 +89,13 @@ func TestExtCustomInline(t *testing.T) {
 // it is non-capturing or unfocused through its handle; hidden overlays are
 // not drawn and do not take keys.
 func TestExtCustomOverlay(t *testing.T) {
-	_, d, a := startUI(t, true)
+	for _, fullscreen := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fullscreen=%v", fullscreen), func(t *testing.T) { testOverlay(t, fullscreen) })
+	}
+}
+
+func testOverlay(t *testing.T, fullscreen bool) {
+	_, d, a := startUI(t, fullscreen)
 	comp := newFakeComp("overlay")
 	ctx, done := context.WithCancel(context.Background())
 	defer done()
