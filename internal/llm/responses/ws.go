@@ -160,12 +160,18 @@ func exchange(ctx context.Context, req *llm.Request, conn *websocket.Conn, frame
 		return nil, errFallback{err}
 	}
 	hd := newEventHandler(b)
+	var buf bytes.Buffer // one frame at a time, reused: an answer is hundreds of small frames
 	for {
 		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if req.IdleTimeout > 0 {
 			rctx, cancel = context.WithTimeout(ctx, req.IdleTimeout)
 		}
-		typ, data, err := conn.Read(rctx)
+		buf.Reset()
+		typ, r, err := conn.Reader(rctx)
+		if err == nil {
+			_, err = buf.ReadFrom(r)
+		}
+		data := buf.Bytes()
 		idle := rctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if err != nil {

@@ -171,20 +171,34 @@ func TestWebsocketCachedReusesTheSocket(t *testing.T) {
 }
 
 // BenchmarkTurn compares one short answer over SSE and over the socket
-// against the same fake (issue 14: a websocket turn is no slower).
+// against the same fake (issue 14: a websocket turn is no slower): at once
+// (the fake writes every SSE event in one go, but one syscall per websocket
+// frame) and paced like a model producing tokens (200 µs per event).
 func BenchmarkTurn(b *testing.B) {
-	for _, transport := range []string{"sse", "websocket", "websocket-cached"} {
-		b.Run(transport, func(b *testing.B) {
-			srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{{Text: strings.Repeat("word ", 200), ChunkSize: 16}}, Repeat: true})
-			defer srv.Close()
-			srv.EnableWebsocket(nil)
-			c := New()
-			for b.Loop() {
-				msg := c.Stream(context.Background(), wsRequest(srv, transport, "bench"), nil)
-				if msg.StopReason != llm.StopStop {
-					b.Fatal(msg.ErrorMessage)
-				}
+	for _, paced := range []bool{false, true} {
+		for _, transport := range []string{"sse", "websocket", "websocket-cached"} {
+			name := transport
+			if paced {
+				name += "/paced"
 			}
-		})
+			b.Run(name, func(b *testing.B) { benchTurn(b, transport, paced) })
+		}
+	}
+}
+
+func benchTurn(b *testing.B, transport string, paced bool) {
+	resp := llmtest.Response{Text: strings.Repeat("word ", 200), ChunkSize: 16}
+	if paced {
+		resp.Delay = llmtest.Duration(200 * time.Microsecond)
+	}
+	srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{resp}, Repeat: true})
+	defer srv.Close()
+	srv.EnableWebsocket(nil)
+	c := New()
+	for b.Loop() {
+		msg := c.Stream(context.Background(), wsRequest(srv, transport, "bench"), nil)
+		if msg.StopReason != llm.StopStop {
+			b.Fatal(msg.ErrorMessage)
+		}
 	}
 }
