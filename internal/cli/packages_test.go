@@ -413,3 +413,57 @@ func TestResolveRunResources(t *testing.T) {
 		t.Errorf("missing -e: warn %q extensions %v", warn, paths(l.res.Extensions(false)))
 	}
 }
+
+// Built-in extensions: on by default, off with -builtin:<name>, a
+// project's +builtin:<name> beats the user's, --no-extensions turns them
+// all off and -e builtin:<name> brings one back.
+func TestBuiltinExtensions(t *testing.T) {
+	e := newPkgEnv(t)
+	write := func(p, c string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(e.agent, "settings.json"), `{"extensions": ["-builtin:mcp", "-builtin:codemode"]}`)
+	write(filepath.Join(e.proj, ".relay", "settings.json"), `{"extensions": ["+builtin:mcp"]}`)
+	off := func(trusted bool, args ...string) (string, string) {
+		t.Helper()
+		a, err := ParseArgs(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		l := &launch{a: a, env: config.ReadEnv(), stderr: &errb, agentDir: e.agent, cwd: e.proj, trusted: trusted}
+		l.st, _ = settings.Load(settings.LoadOptions{AgentDir: e.agent, Cwd: e.proj, ProjectTrusted: trusted})
+		l.resolveResources(context.Background())
+		var names []string
+		for _, n := range builtinExtensions {
+			if builtinDisabled(l.st, n) {
+				names = append(names, n)
+			}
+		}
+		return strings.Join(names, " "), errb.String()
+	}
+	for _, tc := range []struct {
+		trusted bool
+		args    []string
+		want    string
+	}{
+		{false, nil, "mcp codemode"},
+		{true, nil, "codemode"},
+		{true, []string{"-ne"}, "mcp llama.cpp codemode tool-search"},
+		{true, []string{"-ne", "-e", "builtin:mcp"}, "llama.cpp codemode tool-search"},
+		{false, []string{"-e", "builtin:codemode"}, "mcp"},
+	} {
+		if got, warn := off(tc.trusted, tc.args...); got != tc.want || warn != "" {
+			t.Errorf("trusted %v %v: disabled %q, want %q (warnings %q)", tc.trusted, tc.args, got, tc.want, warn)
+		}
+	}
+	if _, warn := off(false, "-e", "builtin:nope"); !strings.Contains(warn, "-e builtin:nope: no such built-in extension") {
+		t.Errorf("unknown built-in: %q", warn)
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/packages"
 	"github.com/relay-agent/relay/internal/resources"
+	"github.com/relay-agent/relay/internal/settings"
 )
 
 // builtinExtensions are the built-in extensions the extensions setting
@@ -65,6 +67,38 @@ func (l *launch) resolveResources(ctx context.Context) {
 		}
 	}
 	l.res = r
+	l.applyBuiltins()
+}
+
+// applyBuiltins records in the run's settings which built-in extensions
+// this run enables (the features read builtinDisabled): the resolved
+// state, which honours a project's "+builtin:" / "-builtin:" over the
+// user's; none with --no-extensions; -e builtin:<name> turns one on.
+func (l *launch) applyBuiltins() {
+	on := map[string]bool{}
+	for _, r := range l.res.resolved.Of(packages.Extensions) {
+		if name, ok := strings.CutPrefix(r.Path, packages.BuiltinPrefix); ok {
+			on[name] = r.Enabled && !l.a.NoExtensions
+		}
+	}
+	if l.res.once != nil {
+		for _, r := range l.res.once.Enabled(packages.Extensions) {
+			if name, ok := strings.CutPrefix(r.Path, packages.BuiltinPrefix); ok {
+				if _, known := on[name]; !known {
+					fmt.Fprintf(l.stderr, "Warning: -e %s: no such built-in extension (%s)\n", r.Path, strings.Join(builtinExtensions, ", "))
+					continue
+				}
+				on[name] = true
+			}
+		}
+	}
+	for _, name := range builtinExtensions {
+		op := "-"
+		if on[name] {
+			op = "+"
+		}
+		l.st.Extensions = append(l.st.Extensions, settings.Resource{Entry: op + packages.BuiltinPrefix + name, Scope: settings.ScopeUser, BaseDir: l.agentDir})
+	}
 }
 
 // Extensions lists the extensions of this run in load order: the resolved
