@@ -243,7 +243,12 @@ func (m *Manager) Resolve(ctx context.Context, st *settings.Settings, o ResolveO
 	for _, name := range o.Builtins {
 		path := BuiltinPrefix + name
 		meta := Meta{Source: SourceBuiltin, Scope: ScopeUser, Origin: OriginTopLevel}
-		enabled := resources.EnabledByOverrides(path, userExt, m.AgentDir)
+		// The last entry naming a built-in wins (so "+builtin:x" after
+		// "-builtin:x" turns it back on).
+		enabled := true
+		if v, ok := deltaEnabled([]string{path}, overrides(userExt), m.AgentDir)[path]; ok {
+			enabled = v
+		}
 		if v, ok := deltaEnabled([]string{path}, projExt, projBase)[path]; ok {
 			meta.Scope, enabled = ScopeProject, v
 		}

@@ -204,6 +204,11 @@ func TestResolve(t *testing.T) {
 			want:    []string{"extensions:builtin:mcp (user builtin)"},
 		},
 		{
+			name: "the last entry naming a built-in wins",
+			user: `{"extensions": ["-builtin:mcp", "+builtin:mcp"]}`,
+			want: []string{"extensions:builtin:mcp (user builtin)"},
+		},
+		{
 			name: "missing local package is reported",
 			user: `{"packages": ["../pkgs/nope"]}`,
 			want: []string{"extensions:builtin:mcp (user builtin)"},
