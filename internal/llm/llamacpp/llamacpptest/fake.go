@@ -1,7 +1,10 @@
 // Package llamacpptest is a fake llama-server for tests: the router's
 // /models list, /v1/models, /props and /v1/chat/completions streaming in
 // llama.cpp's own chunk shapes (reasoning_content deltas, tool calls
-// split across chunks, usage and timings on the last chunk).
+// split across chunks, usage and timings on the last chunk); the
+// classification endpoints /tokenize, /apply-template and /completion
+// (classify.go); and the router's model management, /models/load,
+// /models/unload and download by POST /models (router.go).
 package llamacpptest
 
 import (
@@ -46,7 +49,14 @@ type Server struct {
 	// APIKey, when set, is required as "Authorization: Bearer <key>".
 	APIKey string
 
+	// Classify configures the classification endpoints (classify.go).
+	Classify Classify
+
 	mu       sync.Mutex
+	calls    []Call
+	down     bool
+	manage   map[string]*managed
+	refused  map[string]bool
 	turns    []Turn
 	requests []map[string]any
 	paths    []string
@@ -78,12 +88,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.paths = append(s.paths, r.URL.Path)
 	s.mu.Unlock()
+	if s.classifyDown() {
+		// Simulates a server that stopped: the connection is dropped.
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+				return
+			}
+		}
+	}
 	if s.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.APIKey {
 		w.WriteHeader(http.StatusUnauthorized)
 		io.WriteString(w, `{"error":{"code":401,"message":"Invalid API Key","type":"authentication_error"}}`)
 		return
 	}
 	switch {
+	case r.URL.Path == "/tokenize" && r.Method == http.MethodPost:
+		s.tokenize(w, r)
+	case r.URL.Path == "/apply-template" && r.Method == http.MethodPost:
+		s.applyTemplate(w, r)
+	case r.URL.Path == "/completion" && r.Method == http.MethodPost:
+		s.completion(w, r)
+	case (r.URL.Path == "/models/load" || r.URL.Path == "/models/unload") && r.Method == http.MethodPost && s.Router:
+		s.loadUnload(w, r)
+	case r.URL.Path == "/models" && r.Method == http.MethodPost && s.Router:
+		s.download(w, r)
 	case r.URL.Path == "/models" && s.Router:
 		s.routerModels(w)
 	case r.URL.Path == "/v1/models" || r.URL.Path == "/models":
@@ -105,8 +134,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) routerModels(w http.ResponseWriter) {
 	var data []map[string]any
-	for _, m := range s.Models {
+	for _, m := range s.catalog() {
 		status := map[string]any{"value": m.Status}
+		s.statusExtras(m.ID, status)
 		if m.CtxSize > 0 {
 			status["args"] = []string{"llama-server", "-c", fmt.Sprint(m.CtxSize), "--jinja"}
 		}
