@@ -286,7 +286,7 @@ func (s *Server) completion(w http.ResponseWriter, r *http.Request) {
 		"tokens_predicted": 1, "tokens_evaluated": n, "prompt": prompt, "has_new_line": false, "truncated": false,
 		"stop_type": "limit", "stopping_word": "", "tokens_cached": n - 1,
 		"generation_settings": map[string]any{"n_predict": 1, "temperature": 0, "n_probs": int(nProbs), "post_sampling_probs": false},
-		"timings": map[string]any{"prompt_n": 1, "prompt_ms": 0.8, "predicted_n": 1, "predicted_ms": 4.1},
+		"timings":             map[string]any{"prompt_n": 1, "prompt_ms": 0.8, "predicted_n": 1, "predicted_ms": 4.1},
 		"completion_probabilities": []any{map[string]any{"id": first.ID, "token": first.Token, "bytes": first.Bytes,
 			"logprob": first.Logprob, "top_logprobs": top}},
 	})
