@@ -38,7 +38,16 @@ type Assessment struct {
 	Tools             map[string]bool `json:"tools"`
 	SecuritySensitive bool            `json:"securitySensitive"`
 	Confidence        float64         `json:"confidence"`
+	// LibraryCategory is the answer to library_category, "" when the
+	// classifier was not asked or abstained (confidence below
+	// LibraryMinConfidence).
+	LibraryCategory   string  `json:"libraryCategory,omitempty"`
+	LibraryConfidence float64 `json:"libraryConfidence,omitempty"`
 }
+
+// LibraryMinConfidence is the default confidence below which the
+// library_category answer abstains.
+const LibraryMinConfidence = 0.5
 
 // TaskKey groups telemetry history: "<task_type>:<round(complexity*4)>".
 func (a Assessment) TaskKey() string {
@@ -110,6 +119,13 @@ func FromAnswers(answers map[string]Answer, source string) (Assessment, error) {
 	as.Agent = choices["agent"]
 	as.Validation = choices["validation_level"]
 	as.Confidence = conf
+	// library_category is optional: a missing or unknown answer abstains.
+	if a, ok := answers[LibraryQuestionID]; ok && a.Type == QChoice && indexOf(LibraryCategories, a.Choice) >= 0 {
+		as.LibraryConfidence = a.choiceConfidence()
+		if as.LibraryConfidence >= LibraryMinConfidence {
+			as.LibraryCategory = a.Choice
+		}
+	}
 	return as, nil
 }
 

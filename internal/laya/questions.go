@@ -188,6 +188,42 @@ func buildQuestions() []Question {
 	return qs
 }
 
+// LibraryQuestionID is the optional question (19) of the newest
+// generation: which body of knowledge the request needs. The System One
+// checkpoint is not asked it (its contract is the 18 core questions); the
+// llama.cpp classifier is.
+const LibraryQuestionID = "library_category"
+
+// LibraryCategories are library_category's options.
+var LibraryCategories = []string{"languages", "algorithms", "architecture", "engineering", "databases", "web_frontend", "devops", "security", "automation", "frameworks"}
+
+var libraryDescriptions = []string{
+	"a programming language's syntax, semantics or standard library",
+	"algorithms and data structures",
+	"software architecture and design patterns",
+	"engineering practice: testing, reviews, refactoring, tooling",
+	"databases, SQL and data modeling",
+	"web front end: HTML, CSS, browsers, UI components",
+	"CI/CD, containers, infrastructure and operations",
+	"security: authentication, secrets, vulnerabilities",
+	"scripting and automation of tasks and workflows",
+	"a framework or library's API",
+}
+
+// LibraryQuestion returns question (19), library_category.
+func LibraryQuestion() Question {
+	q := Question{ID: LibraryQuestionID, Type: QChoice, Instructions: "Which body of knowledge does the task mostly need?"}
+	q.Options = LibraryCategories
+	q.Descriptions = libraryDescriptions
+	return q
+}
+
+// ClassifierQuestions are the questions a general classifier (a llama.cpp
+// chat model) answers: the 18 core questions and library_category.
+func ClassifierQuestions() []Question {
+	return append(append([]Question(nil), Questions()...), LibraryQuestion())
+}
+
 // QuestionIDs lists the ids of Questions in order.
 func QuestionIDs() []string {
 	qs := Questions()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/llm/llamacpp"
 )
 
 // StateCustomType is the custom entry that keeps router state on the
@@ -77,6 +78,10 @@ type Config struct {
 	HTTP                  *http.Client
 	Now                   func() time.Time
 	Skills                func() []Skill
+	// Classifier is laya.classifier (ParseClassifier); Llama locates the
+	// llama.cpp server when it names llama.cpp.
+	Classifier string
+	Llama      LlamaConfig
 }
 
 // UnavailableFor is how long the rules answer after a failed classifier
@@ -89,6 +94,9 @@ type Router struct {
 	models   Models
 	registry map[Tier][]string
 	client   *Client
+	llama    *llamaClassifier // laya.classifier "llama.cpp[/<model>]"
+	kind     string           // ClassifierLaya, ClassifierLlama or ClassifierRules
+	kindErr  error            // an invalid laya.classifier (rules answer)
 	mem      *Memory
 	quota    *Quota
 
@@ -99,6 +107,9 @@ type Router struct {
 	unavailableUntil time.Time
 	healthy          bool
 	lastError        string
+	lastStats        llamacpp.Stats
+	refsOnce         sync.Once
+	unknownRefs      []string
 	notified         map[string]bool
 	notices          []string
 	serverBusy       func() (bool, string) // Docker install in progress
@@ -117,7 +128,24 @@ func New(cfg Config, models Models) *Router {
 	}
 	r := &Router{cfg: cfg, models: models, registry: MergeRegistry(cfg.Registry), quota: NewQuota(cfg.Quota, cfg.Now),
 		history: History{}, notified: map[string]bool{}}
-	if cfg.BaseURL != "" {
+	kind, model, err := ParseClassifier(cfg.Classifier)
+	if err != nil {
+		kind, r.kindErr = ClassifierRules, err
+		r.notice(err.Error() + "; keyword rules route requests")
+	}
+	r.kind = kind
+	switch {
+	case kind == ClassifierLlama:
+		lc := cfg.Llama
+		lc.Model = model
+		if lc.Timeout <= 0 {
+			lc.Timeout = cfg.Timeout
+		}
+		if lc.HTTP == nil {
+			lc.HTTP = cfg.HTTP
+		}
+		r.llama = &llamaClassifier{cfg: lc}
+	case kind == ClassifierLaya && cfg.BaseURL != "":
 		r.client = &Client{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, HTTP: cfg.HTTP}
 	}
 	if cfg.Memory && cfg.Home != "" {
@@ -199,6 +227,9 @@ func (r *Router) Assess(ctx context.Context, request string) Assessment {
 }
 
 func (r *Router) classify(ctx context.Context, request string) (Assessment, bool) {
+	if r.llama != nil {
+		return r.classifyLlama(ctx, request)
+	}
 	if r.client == nil {
 		return Assessment{}, false
 	}
@@ -371,8 +402,34 @@ func (r *Router) routeCandidates() []Candidate {
 	return out
 }
 
+// reportUnknownRefs says once which registry refs name no model in the
+// catalog: they are skipped, and a silent skip hides a typo in
+// laya.models.
+func (r *Router) reportUnknownRefs() {
+	r.refsOnce.Do(func() {
+		unknown := UnknownRefs(r.registry, r.models)
+		if len(unknown) == 0 {
+			return
+		}
+		r.mu.Lock()
+		r.unknownRefs = unknown
+		r.notice("laya/auto skips " + strings.Join(unknown, ", ") + ": not in the model catalog (check laya.models)")
+		r.mu.Unlock()
+	})
+}
+
+// UnknownRefs are the registry refs the catalog does not know (known after
+// the first routed request).
+func (r *Router) UnknownRefs() []string {
+	r.reportUnknownRefs()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.unknownRefs...)
+}
+
 // rank selects for a required tier and floor.
 func (r *Router) rank(required, floor Tier, a Assessment) ([]Scored, error) {
+	r.reportUnknownRefs()
 	cands := r.routeCandidates()
 	if len(cands) == 0 {
 		return nil, ErrNoCandidates

@@ -274,3 +274,23 @@ func Rank(in RankInput) []Scored {
 	})
 	return out
 }
+
+// UnknownRefs lists the registry refs the model catalog does not know
+// (misspelt, or a provider whose models are missing), in tier order.
+func UnknownRefs(reg map[Tier][]string, models Models) []string {
+	var out []string
+	seen := map[string]bool{}
+	for t := TierFast; t <= TierFrontier; t++ {
+		for _, ref := range reg[t] {
+			if seen[ref] {
+				continue
+			}
+			seen[ref] = true
+			p, id, ok := SplitRef(ref)
+			if !ok || (p != Provider && models.Find(p, id) == nil) {
+				out = append(out, ref)
+			}
+		}
+	}
+	return out
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/llm/llamacpp"
 	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
@@ -36,13 +37,27 @@ func Config(st *settings.Settings, agentDir string, env config.Env) laya.Config 
 	if base == "" {
 		base = laya.DefaultBaseURL
 	}
+	// laya.classifier "llama.cpp[/<model>]" asks the llama.cpp server of
+	// the llama.cpp provider (LLAMA_BASE_URL, LLAMA_API_KEY).
+	root, err := llamacpp.NormalizeURL(cmpOr(env.LlamaBaseURL, llamacpp.DefaultURL))
+	if err != nil {
+		root = llamacpp.DefaultURL
+	}
 	return laya.Config{
+		Classifier: l.Classifier, Llama: laya.LlamaConfig{Root: root, APIKey: env.LlamaAPIKey},
 		Home: filepath.Join(agentDir, "laya"), BaseURL: base, APIKey: env.LayaAPIKey,
 		Registry: l.Models, Quota: l.Quota, Policy: l.Policy, MinConfidence: l.MinConfidence,
 		EscalateAfterFailures: l.EscalateAfterFailures, ToolRouting: l.ToolRouting, Telemetry: l.Telemetry,
 		FollowProvider: l.FollowProvider, ModelGroups: l.ModelGroups,
 		Memory: l.Memory, Timeout: time.Duration(l.TimeoutMs) * time.Millisecond,
 	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // Options configure a Driver.
@@ -222,6 +237,14 @@ func (d *Driver) lines() (status, footer string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	status = d.statusLine
+	if done, total := d.router.ClassifierProgress(); total > 0 {
+		// The llama.cpp classifier asks its questions one by one: the
+		// status line counts them while the prompt waits.
+		if status != "" {
+			status += " · "
+		}
+		status += fmt.Sprintf("laya: classifying with llama.cpp %d/%d", done, total)
+	}
 	if d.progress != "" {
 		if status != "" {
 			status += " · "
@@ -252,6 +275,7 @@ func (d *Driver) restoreLayaTools(ls *Driver) {
 // the request does not need.
 func (d *Driver) routePrompt(ctx context.Context, text string) error {
 	ls := d
+	d.restoreRetrieved()
 	d.restoreLayaTools(ls)
 	if !laya.IsAutoModel(d.rt.Model()) || laya.IsHarnessText(text) {
 		return nil
@@ -277,6 +301,7 @@ func (d *Driver) routePrompt(ctx context.Context, text string) error {
 		}
 		d.rt.SetActiveTools(keep)
 	}
+	d.retrieveTools(text)
 	ls.mu.Lock()
 	if len(deact) > 0 {
 		ls.baseline = active
@@ -718,6 +743,7 @@ func (d *Driver) statusText() string {
 		}
 	}
 	b.WriteString("\n")
+	fmt.Fprintf(&b, "Classifier: %s\n", router.ClassifierStatus())
 	if e := router.LastError(); e != "" {
 		fmt.Fprintf(&b, "Last classifier error: %s\n", e)
 	}
@@ -729,6 +755,9 @@ func (d *Driver) statusText() string {
 		refs = []string{"none (log in to a provider or set laya.models)"}
 	}
 	fmt.Fprintf(&b, "Models with credentials: %s\n", strings.Join(refs, ", "))
+	if unknown := router.UnknownRefs(); len(unknown) > 0 {
+		fmt.Fprintf(&b, "Not in the model catalog (skipped): %s\n", strings.Join(unknown, ", "))
+	}
 	var quota []string
 	seen := map[string]bool{}
 	for _, c := range router.Candidates() {

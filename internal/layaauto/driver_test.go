@@ -462,8 +462,17 @@ func TestEnableLayaWithoutDocker(t *testing.T) {
 	if !strings.Contains(out.Text, "container relay-laya: no-docker") {
 		t.Errorf("status:\n%s", out.Text)
 	}
-	if len(d.Router().Notices()) != 0 {
-		t.Error("the notice repeated")
+	// The Docker notice is not repeated; registry refs the test catalog
+	// lacks are reported once, not skipped silently.
+	later := d.Router().Notices()
+	if len(later) != 1 || !strings.Contains(later[0], "openai-codex/gpt-6-luna") || !strings.Contains(later[0], "not in the model catalog") {
+		t.Errorf("later notices %q", later)
+	}
+	if rt.Prompt(context.Background(), "Corrija o texto deste botão", nil); len(d.Router().Notices()) != 0 {
+		t.Error("a notice repeated")
+	}
+	if !strings.Contains(out.Text, "Not in the model catalog (skipped): openai-codex/gpt-6-luna") {
+		t.Errorf("status lacks the unknown refs:\n%s", out.Text)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/toolsearch"
 )
 
 // Driver is laya/auto on the runtime: the router, the plan made for the
@@ -38,6 +39,8 @@ type Driver struct {
 	learn       *laya.LearnSession
 	learned     string // the last laya_learn success text
 	training    bool
+	retrieved   *retrieved       // tools laya.toolRetrieval activated
+	toolIndex   toolsearch.Cache // BM25 index of the deferred tools
 }
 
 // pendingPlan is the plan routePrompt made for the prompt being sent.
@@ -349,6 +352,11 @@ func trainReport(res *laya.TrainResult, err error) string {
 // missing).
 func (d *Driver) setupDocker(st *settings.Settings, cfg laya.Config) {
 	if !st.Laya.Autostart || !laya.IsLocalURL(cfg.BaseURL) {
+		return
+	}
+	if kind, _, err := laya.ParseClassifier(cfg.Classifier); err != nil || kind != laya.ClassifierLaya {
+		// Another classifier answers: the System One container is not
+		// needed (and never pulled for it).
 		return
 	}
 	dk := laya.NewDocker(cfg.Home, cfg.BaseURL, st.Laya.Image, d.opts.Version)

@@ -139,6 +139,7 @@ func buildSchema() *node {
 			"telemetry":              boolean(),
 			"memory":                 boolean(),
 			"timeoutMs":              nonNeg,
+			"classifier":             str(),
 		}),
 		"branchSummary": obj(map[string]*node{
 			"reserveTokens": nonNeg,

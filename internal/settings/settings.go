@@ -194,6 +194,10 @@ type Laya struct {
 	Telemetry              bool                           `json:"telemetry"`
 	Memory                 bool                           `json:"memory"`
 	TimeoutMs              int                            `json:"timeoutMs"`
+	// Classifier picks who answers Laya's questions: "laya" (the System
+	// One server, default), "llama.cpp" (the first model loaded on the
+	// llama.cpp server), "llama.cpp/<model>", or "rules" (keyword rules).
+	Classifier string `json:"classifier"`
 }
 
 // BranchSummary is branchSummary.*.
