@@ -44,6 +44,7 @@ var layers = map[string]int{
 	"internal/compaction":              30,
 	"internal/harness":                 30,
 	"internal/laya":                    30,
+	"internal/llamarouter":             30, // /llama: the llama.cpp router (runs llama-server)
 	"internal/export":                  30,
 	"internal/models":                  20,
 	"internal/hooks":                   20,
@@ -122,6 +123,7 @@ var external = []struct {
 		"internal/shell", "internal/tool", // the bash tool and user shell commands
 		"internal/harness",      // git probe for change sizes
 		"internal/laya",         // docker runtime
+		"internal/llamarouter",  // the llama-server router /llama starts
 		"internal/models",       // !command credentials
 		"internal/session",      // trash for deleted sessions
 		"internal/tui",          // clipboard tools, external editor

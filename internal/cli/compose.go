@@ -361,6 +361,9 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	mode := st.CacheWarming
 	l.warm = cachewarm.Register(rt, cachewarm.Options{Mode: func() settings.CacheWarming { return mode },
 		ShowMissNotices: st.ShowCacheMissNotices, Models: cfg.Models})
+	if err := registerLlama(l.reg, st, l.env, l.agentDir, seam, cmds); err != nil {
+		return err
+	}
 	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)
 	for _, d := range rt.Resources().Diagnostics {
 		fmt.Fprintln(l.stderr, "Warning:", d)

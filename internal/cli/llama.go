@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/hooks"
+	"github.com/relay-agent/relay/internal/llamarouter"
+	"github.com/relay-agent/relay/internal/llm/llamacpp"
 	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/settings"
 )
@@ -45,4 +49,25 @@ func llamaListNotice(ctx context.Context, reg *models.Registry, env config.Env, 
 	if err := reg.WaitLlama(ctx); err != nil && env.LlamaBaseURL != "" {
 		fmt.Fprintln(stderr, "Warning:", err)
 	}
+}
+
+// registerLlama adds /llama (the llama.cpp router) unless
+// "-builtin:llama.cpp" turns the provider off.
+func registerLlama(reg *models.Registry, st *settings.Settings, env config.Env, agentDir string, seam *hooks.Set, cmds *commands.Registry) error {
+	if builtinDisabled(st, models.LlamaProvider) {
+		return nil
+	}
+	base := env.LlamaBaseURL
+	if base == "" {
+		base = llamacpp.DefaultURL
+	}
+	root, err := llamacpp.NormalizeURL(base)
+	if err != nil {
+		// The provider reports the bad URL; /llama has no server to manage.
+		return nil
+	}
+	home, _ := config.HomeDir()
+	_, err = llamarouter.Register(cmds, seam, llamarouter.Options{Root: root, APIKey: env.LlamaAPIKey, AgentDir: agentDir, Home: home,
+		Refresh: reg.RefreshLlama})
+	return err
 }

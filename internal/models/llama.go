@@ -213,3 +213,26 @@ func (r *Registry) llamaResolveError(pattern string, err error) error {
 	}
 	return nil
 }
+
+// RefreshLlama reads the server's models again now (after /llama loaded
+// or unloaded one), replacing what discovery found.
+func (r *Registry) RefreshLlama(ctx context.Context) error {
+	old := r.llamaState()
+	if old == nil {
+		return nil
+	}
+	st := &llamaState{cfg: old.cfg, root: old.root, urlErr: old.urlErr, done: make(chan struct{})}
+	st.once.Do(func() {})
+	st.started.Store(true)
+	ch := make(chan struct{})
+	go func() { st.discover(); close(ch) }()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r.mu.Lock()
+	r.llama = st
+	r.mu.Unlock()
+	return st.err
+}

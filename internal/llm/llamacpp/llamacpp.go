@@ -49,9 +49,15 @@ type ModelInfo struct {
 	ID     string `json:"id"`
 	Source string `json:"source,omitempty"`
 	Status struct {
-		Value  string   `json:"value"`
-		Args   []string `json:"args,omitempty"`
-		Failed bool     `json:"failed,omitempty"`
+		Value    string   `json:"value"`
+		Args     []string `json:"args,omitempty"`
+		Failed   bool     `json:"failed,omitempty"`
+		ExitCode *int     `json:"exit_code,omitempty"`
+		// Progress is per file while downloading.
+		Progress map[string]struct {
+			Done  int64 `json:"done"`
+			Total int64 `json:"total"`
+		} `json:"progress,omitempty"`
 	} `json:"status"`
 	Meta *struct {
 		NCtx      int `json:"n_ctx,omitempty"`
@@ -271,4 +277,89 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 		return resp.StatusCode, fmt.Errorf("llama.cpp GET %s%s: not the expected JSON: %w", c.Root, path, err)
 	}
 	return resp.StatusCode, nil
+}
+
+// The router's model management: POST /models/load and /models/unload
+// {"model"} start a change that /models then reports; POST /models
+// {"model": "owner/repo[:quant]"} has the router download a model from
+// Hugging Face (status "downloading" with per-file progress).
+
+// StatusDownloading is the router's state of a model being downloaded.
+const StatusDownloading = "downloading"
+
+// Load asks the router to load model.
+func (c *Client) Load(ctx context.Context, model string) error {
+	return c.postJSON(ctx, "/models/load", model)
+}
+
+// Unload asks the router to unload model.
+func (c *Client) Unload(ctx context.Context, model string) error {
+	return c.postJSON(ctx, "/models/unload", model)
+}
+
+// Download asks the router to download ref ("owner/repo[:quant]").
+func (c *Client) Download(ctx context.Context, ref string) error {
+	return c.postJSON(ctx, "/models", ref)
+}
+
+// RouterModels is the router's /models list (reload re-reads the models
+// directory); unlike Models it fails for a server that is not a router.
+func (c *Client) RouterModels(ctx context.Context, reload bool) ([]ModelInfo, error) {
+	path := "/models"
+	if reload {
+		path += "?reload=1"
+	}
+	var list struct {
+		Data []ModelInfo `json:"data"`
+	}
+	status, err := c.getJSON(ctx, path, &list)
+	if err != nil {
+		if status == http.StatusNotFound {
+			return nil, fmt.Errorf("the llama.cpp server at %s is not a router (start llama-server without -m): %w", c.Root, err)
+		}
+		return nil, err
+	}
+	out := list.Data[:0]
+	for _, m := range list.Data {
+		if m.ID != "" {
+			m.Router = true
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// DownloadProgress sums a downloading model's per-file progress.
+func (m ModelInfo) DownloadProgress() (done, total int64) {
+	for _, f := range m.Status.Progress {
+		done += f.Done
+		total += f.Total
+	}
+	return done, total
+}
+
+func (c *Client) postJSON(ctx context.Context, path, model string) error {
+	b, _ := json.Marshal(map[string]string{"model": model})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Root+path, strings.NewReader(string(b)))
+	if err != nil {
+		return fmt.Errorf("llama.cpp %s: %w", path, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return &DownError{Root: c.Root, Err: err}
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("llama.cpp POST %s%s %s: %s", c.Root, path, model, errorText(body))
+	}
+	return nil
 }
