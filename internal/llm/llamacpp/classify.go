@@ -213,11 +213,11 @@ func RenderState(state any) (string, error) {
 // instruction. Everything before the last part is the same for every
 // question of a request, so the server's prompt cache evaluates it once.
 func Render(state string, qs []Question, i int) (Rendered, error) {
-	q := qs[i]
-	labels, keys, err := labelsOf(q)
-	if err != nil {
-		return Rendered{}, err
-	}
+	return render(state+"\n\n"+overview(qs)+"\n\n"+state+"\n\n", qs[i])
+}
+
+// overview lists every question without labels.
+func overview(qs []Question) string {
 	intro := "Task: answer each of the following questions about the state."
 	if len(qs) == 1 {
 		intro = "Task: answer the following question about the state."
@@ -226,9 +226,16 @@ func Render(state string, qs []Question, i int) (Rendered, error) {
 	for _, o := range qs {
 		parts = append(parts, task(o, nil))
 	}
-	overview := strings.Join(parts, "\n\n")
-	final := task(q, labels) + "\n\n" + instruction(q)
-	return Rendered{Content: strings.Join([]string{state, overview, state, final}, "\n\n"), Labels: labels, Keys: keys}, nil
+	return strings.Join(parts, "\n\n")
+}
+
+// render appends question q with its labels to the shared prefix.
+func render(prefix string, q Question) (Rendered, error) {
+	labels, keys, err := labelsOf(q)
+	if err != nil {
+		return Rendered{}, err
+	}
+	return Rendered{Content: prefix + task(q, labels) + "\n\n" + instruction(q), Labels: labels, Keys: keys}, nil
 }
 
 // Softmax returns the softmax of logprobs divided by temperature.
@@ -300,9 +307,10 @@ func (c *Classifier) Classify(ctx context.Context, state any, qs []Question, pro
 		return nil, st, err
 	}
 	rendered := make([]Rendered, len(qs))
+	prefix := rs + "\n\n" + overview(qs) + "\n\n" + rs + "\n\n"
 	for i := range qs {
 		// Every question is checked before the first request.
-		if rendered[i], err = Render(rs, qs, i); err != nil {
+		if rendered[i], err = render(prefix, qs[i]); err != nil {
 			return nil, st, fmt.Errorf("llama.cpp classify: %w", err)
 		}
 	}
@@ -333,17 +341,15 @@ func (c *Classifier) question(ctx context.Context, q Question, r Rendered, st *S
 	var logprobs []float64
 	var missing []string
 	for _, depth := range depths {
-		got, err := c.nextToken(ctx, prompt, depth, st)
+		got, found, err := c.nextToken(ctx, prompt, depth, tokens, st)
 		if err != nil {
 			return Answer{}, err
 		}
-		logprobs, missing = logprobs[:0], missing[:0]
-		for i, tok := range tokens {
-			l, ok := got[tok]
-			if !ok {
+		logprobs, missing = got, missing[:0]
+		for i := range tokens {
+			if !found[i] {
 				missing = append(missing, r.Labels[i])
 			}
-			logprobs = append(logprobs, l)
 		}
 		if len(missing) == 0 {
 			break
@@ -504,38 +510,34 @@ func (c *Classifier) prompt(ctx context.Context, content string, st *Stats) (str
 	return p, nil
 }
 
-// nextToken returns the log-probabilities of the top depth next tokens
-// (pre-sampling: a softmax over the whole vocabulary, unaffected by
-// sampler settings).
-func (c *Classifier) nextToken(ctx context.Context, prompt string, depth int, st *Stats) (map[int]float64, error) {
+// nextToken returns the log-probabilities of tokens at the next position
+// and whether each is among the top depth (pre-sampling log-probs: a
+// softmax over the whole vocabulary, unaffected by sampler settings).
+func (c *Classifier) nextToken(ctx context.Context, prompt string, depth int, tokens []int, st *Stats) ([]float64, []bool, error) {
 	st.Completion++
-	var resp struct {
-		Probs []struct {
-			Top []struct {
-				ID      *int     `json:"id"`
-				Logprob *float64 `json:"logprob"`
-			} `json:"top_logprobs"`
-		} `json:"completion_probabilities"`
-	}
 	body := map[string]any{"model": c.Model, "prompt": prompt, "n_predict": 1, "n_probs": depth,
 		"post_sampling_probs": false, "cache_prompt": true, "temperature": 0}
-	if err := c.post(ctx, "/completion", body, &resp); err != nil {
-		return nil, err
+	raw, err := c.postRaw(ctx, "/completion", body)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(resp.Probs) == 0 || resp.Probs[0].Top == nil {
-		return nil, errors.New("llama.cpp did not return token probabilities")
-	}
-	out := make(map[int]float64, len(resp.Probs[0].Top))
-	for _, e := range resp.Probs[0].Top {
-		if e.ID != nil && e.Logprob != nil {
-			out[*e.ID] = *e.Logprob
-		}
-	}
-	return out, nil
+	return parseTopLogprobs(raw, tokens)
 }
 
 // post sends one JSON request and decodes the answer into v.
 func (c *Classifier) post(ctx context.Context, path string, body, v any) error {
+	raw, err := c.postRaw(ctx, path, body)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("llama.cpp %s: not the expected JSON: %w", path, err)
+	}
+	return nil
+}
+
+// postRaw sends one JSON request and returns the answer's body.
+func (c *Classifier) postRaw(ctx context.Context, path string, body any) ([]byte, error) {
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
@@ -543,11 +545,11 @@ func (c *Classifier) post(ctx context.Context, path string, body, v any) error {
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("llama.cpp %s: %w", path, err)
+		return nil, fmt.Errorf("llama.cpp %s: %w", path, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Root+path, bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("llama.cpp %s: %w", path, err)
+		return nil, fmt.Errorf("llama.cpp %s: %w", path, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if c.APIKey != "" {
@@ -560,25 +562,22 @@ func (c *Classifier) post(ctx context.Context, path string, body, v any) error {
 	resp, err := hc.Do(req)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0 {
-			return fmt.Errorf("llama.cpp %s: request timed out after %dms", path, c.Timeout.Milliseconds())
+			return nil, fmt.Errorf("llama.cpp %s: request timed out after %dms", path, c.Timeout.Milliseconds())
 		}
-		return &DownError{Root: c.Root, Err: err}
+		return nil, &DownError{Root: c.Root, Err: err}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxClassifyBody+1))
 	if err != nil {
-		return fmt.Errorf("llama.cpp %s: reading the answer: %w", path, err)
+		return nil, fmt.Errorf("llama.cpp %s: reading the answer: %w", path, err)
 	}
 	if len(raw) > maxClassifyBody {
-		return fmt.Errorf("llama.cpp %s: answer larger than %d bytes", path, maxClassifyBody)
+		return nil, fmt.Errorf("llama.cpp %s: answer larger than %d bytes", path, maxClassifyBody)
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("llama.cpp %s returned %d: %s", path, resp.StatusCode, errorText(raw))
+		return nil, fmt.Errorf("llama.cpp %s returned %d: %s", path, resp.StatusCode, errorText(raw))
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("llama.cpp %s: not the expected JSON: %w", path, err)
-	}
-	return nil
+	return raw, nil
 }
 
 // errorText is the server's error message, clipped.
