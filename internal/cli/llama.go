@@ -67,7 +67,10 @@ func registerLlama(reg *models.Registry, st *settings.Settings, env config.Env, 
 		return nil
 	}
 	home, _ := config.HomeDir()
-	_, err = llamarouter.Register(cmds, seam, llamarouter.Options{Root: root, APIKey: env.LlamaAPIKey, AgentDir: agentDir, Home: home,
-		Refresh: reg.RefreshLlama})
+	o := llamarouter.Options{Root: root, APIKey: env.LlamaAPIKey, AgentDir: agentDir, Home: home}
+	if reg != nil {
+		o.Refresh = reg.RefreshLlama
+	}
+	_, err = llamarouter.Register(cmds, seam, o)
 	return err
 }
