@@ -1,0 +1,76 @@
+package layaauto
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/app/apptest"
+	"github.com/relay-agent/relay/internal/laya"
+	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
+	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tool"
+)
+
+type stubTool struct {
+	spec llm.ToolSpec
+	x    tool.Exposure
+}
+
+func (s *stubTool) Spec() llm.ToolSpec      { return s.spec }
+func (s *stubTool) Exposure() tool.Exposure { return s.x }
+func (s *stubTool) Execute(context.Context, json.RawMessage, func(tool.Result)) tool.Result {
+	return tool.Text("ok")
+}
+
+func stub(name, desc string, x tool.Exposure) *stubTool {
+	return &stubTool{spec: llm.ToolSpec{Name: name, Description: desc, Parameters: json.RawMessage(`{"type":"object"}`)}, x: x}
+}
+
+// laya.toolRetrieval activates the deferred tools a request matches (at
+// most N) and puts the set back before the next request is planned.
+func TestToolRetrieval(t *testing.T) {
+	reg, err := tool.NewRegistry(stub("read", "Read a file", tool.ExposeDirect),
+		stub("mcp__gh__search_issues", "Search GitHub issues by text and label", tool.ExposeDeferred),
+		stub("mcp__gh__create_pull_request", "Open a GitHub pull request", tool.ExposeDeferred),
+		stub("mcp__db__query", "Run a SQL query on the analytics database", tool.ExposeDeferred),
+		stub("mcp__hidden__x", "Search GitHub issues secretly", tool.ExposeHidden))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := settings.Defaults()
+	st.Laya.BaseURL = ""
+	st.Laya.Classifier = "rules"
+	st.Laya.Autostart = false
+	st.Laya.ToolRetrieval = 1
+	st.Laya.Telemetry = false
+	fc := &apptest.FakeClient{Replies: []apptest.Reply{apptest.Say("done"), apptest.Say("done")}}
+	d := New(Options{Settings: st, AgentDir: t.TempDir(), Cwd: t.TempDir(), Tools: reg}, newLayaCatalog(fc, "anthropic"))
+	rt, err := app.New(app.Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(),
+		Model: d.Model(laya.AutoModel()), NoContext: true, Tools: reg, ActiveTools: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Attach(rt); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Prompt(context.Background(), "Search the GitHub issues for the login regression", nil); err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, s := range fc.Reqs[0].Tools {
+		declared = append(declared, s.Name)
+	}
+	if !slices.Equal(declared, []string{"read", "mcp__gh__search_issues"}) {
+		t.Errorf("declared tools %v, want read and the one retrieved", declared)
+	}
+	if err := rt.Prompt(context.Background(), "What does main.go do?", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.ActiveTools(); !slices.Equal(got, []string{"read"}) {
+		t.Errorf("after the next request: active %v, want the baseline", got)
+	}
+}
