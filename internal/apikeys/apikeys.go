@@ -14,6 +14,7 @@ import (
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/llm/llamacpp"
 	"github.com/relay-agent/relay/internal/models"
 )
 
@@ -23,6 +24,12 @@ import (
 type credentialStore interface {
 	Login(provider, key string) error
 	Logout(provider string) error
+}
+
+// llamaLogin is a Models source that can point the llama.cpp provider at
+// a server and store it (/login llama.cpp <url> [key]).
+type llamaLogin interface {
+	LoginLlama(ctx context.Context, url, key string) (string, error)
 }
 
 // reloader is a Models source whose credentials can be re-read.
@@ -62,10 +69,17 @@ func Register(rt Runtime, o Options) error {
 		}
 	}
 	for _, c := range []commands.Command{
-		{Name: "login", Description: "Add an API key or sign in", Run: text(func(arg string) (string, error) {
-			provider, key, _ := strings.Cut(arg, " ")
-			return k.Login(provider, strings.TrimSpace(key))
-		})},
+		{Name: "login", Description: "Add an API key or sign in", Run: func(ctx context.Context, arg string) (commands.Output, error) {
+			provider, key, _ := strings.Cut(strings.TrimSpace(arg), " ")
+			var t string
+			var err error
+			if provider == models.LlamaProvider {
+				t, err = k.LoginLlama(ctx, strings.TrimSpace(key))
+			} else {
+				t, err = k.Login(provider, strings.TrimSpace(key))
+			}
+			return commands.Output{Text: t}, err
+		}},
 		{Name: "logout", Description: "Remove stored credentials", Run: text(k.Logout)},
 	} {
 		c.Source = commands.Builtin
@@ -110,6 +124,40 @@ func (r *Keys) Login(provider, key string) (string, error) {
 		msg += "\nUse /model to select a model."
 	}
 	return msg, nil
+}
+
+// LoginLlama is /login llama.cpp [url] [api key]: it checks the server
+// answers, stores its URL (and key) in auth.json, and points the llama.cpp
+// provider at it. The URL defaults to LLAMA_BASE_URL, else llama.cpp's.
+func (r *Keys) LoginLlama(ctx context.Context, args string) (string, error) {
+	fields := strings.Fields(args)
+	if len(fields) > 2 {
+		return "", errors.New("usage: /login llama.cpp [server url] [api key]")
+	}
+	url := r.o.Env.LlamaBaseURL
+	if url == "" {
+		url = llamacpp.DefaultURL
+	}
+	key := ""
+	if len(fields) > 0 {
+		url = fields[0]
+	}
+	if len(fields) > 1 {
+		key = fields[1]
+	}
+	ll, ok := r.o.Models.(llamaLogin)
+	if !ok {
+		return "", fmt.Errorf("login %s: this model source cannot store a llama.cpp server", models.LlamaProvider)
+	}
+	root, err := ll.LoginLlama(ctx, url, key)
+	if err != nil {
+		return "", fmt.Errorf("login %s: %w", models.LlamaProvider, err)
+	}
+	msg := "Saved the llama.cpp server " + root + " in " + config.Agent{Dir: r.o.AgentDir}.Auth()
+	if key != "" {
+		msg += " with its API key"
+	}
+	return msg + ".\n/llama loads a model on a router; /model selects a loaded one. /llama and Laya's classifier use the new server from the next start.", nil
 }
 
 // LoggedInProviders lists the providers with an auth.json credential, for

@@ -334,7 +334,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	cfg.Resources = app.LoadResources(l.resOpts)
 	// laya/auto: a virtual model in the registry the runtime sees, routed
 	// through the seam once the runtime exists.
-	drv := layaauto.New(layaauto.Options{Settings: st, AgentDir: l.agentDir, Cwd: l.cwd, Env: l.env, PolicyFlag: a.LayaPolicy,
+	drv := layaauto.New(layaauto.Options{Settings: st, AgentDir: l.agentDir, Cwd: l.cwd, Env: llamaEnv(l.reg, l.env), PolicyFlag: a.LayaPolicy,
 		Interactive: l.mode == modeTUI, Version: Version, Tools: tools}, cfg.Models)
 	cfg.Models, cfg.Model = drv.Models(), drv.Model(cfg.Model)
 	rt, err := app.New(cfg)

@@ -34,7 +34,7 @@ func enableLlama(reg *models.Registry, st *settings.Settings, env config.Env) {
 	if builtinDisabled(st, models.LlamaProvider) {
 		return
 	}
-	reg.EnableLlama(models.LlamaConfig{BaseURL: env.LlamaBaseURL, APIKey: env.LlamaAPIKey})
+	reg.EnableLlama(models.LlamaConfig{BaseURL: llamaBaseURL(reg, env), APIKey: env.LlamaAPIKey})
 	if !env.Offline {
 		reg.StartLlama()
 	}
@@ -57,7 +57,7 @@ func registerLlama(reg *models.Registry, st *settings.Settings, env config.Env, 
 	if builtinDisabled(st, models.LlamaProvider) {
 		return nil
 	}
-	base := env.LlamaBaseURL
+	base := llamaBaseURL(reg, env)
 	if base == "" {
 		base = llamacpp.DefaultURL
 	}
@@ -73,4 +73,24 @@ func registerLlama(reg *models.Registry, st *settings.Settings, env config.Env, 
 	}
 	_, err = llamarouter.Register(cmds, seam, o)
 	return err
+}
+
+// llamaBaseURL is the llama.cpp server: the URL /login llama.cpp stored,
+// else LLAMA_BASE_URL ("" = the default), as the original resolves it.
+func llamaBaseURL(reg *models.Registry, env config.Env) string {
+	if reg != nil {
+		if u := reg.StoredLlamaURL(); u != "" {
+			return u
+		}
+	}
+	return env.LlamaBaseURL
+}
+
+// llamaEnv is env with LLAMA_BASE_URL set to the server /login llama.cpp
+// stored, for Laya's llama.cpp classifier.
+func llamaEnv(reg *models.Registry, env config.Env) config.Env {
+	if u := llamaBaseURL(reg, env); u != "" && u != env.LlamaBaseURL {
+		return env.With(config.EnvLlamaBaseURL, u)
+	}
+	return env
 }

@@ -89,6 +89,11 @@ func (s *modelSource) Available() []*llm.Model { return s.reg.Available(context.
 // registry, so a new key works without a restart.
 func (s *modelSource) Login(provider, key string) error { return s.reg.Login(provider, key) }
 
+// LoginLlama is /login llama.cpp <url> [key].
+func (s *modelSource) LoginLlama(ctx context.Context, url, key string) (string, error) {
+	return s.reg.LoginLlama(ctx, url, key)
+}
+
 // Logout removes a stored credential.
 func (s *modelSource) Logout(provider string) error { return s.reg.Logout(provider) }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/llamacpp"
 )
@@ -235,4 +236,54 @@ func (r *Registry) RefreshLlama(ctx context.Context) error {
 	r.llama = st
 	r.mu.Unlock()
 	return st.err
+}
+
+// StoredLlamaURL is the server URL /login llama.cpp stored in auth.json
+// ("" when none).
+func (r *Registry) StoredLlamaURL() string {
+	if r.auth == nil {
+		return ""
+	}
+	c, err := r.auth.Get(LlamaProvider)
+	if err != nil || c == nil || c.Type != "api_key" {
+		return ""
+	}
+	return c.Env[config.EnvLlamaBaseURL]
+}
+
+// LoginLlama is /login llama.cpp: it checks that a llama.cpp server
+// answers at rawURL (with key, "" for none), stores the URL and key in
+// auth.json, and switches the provider to that server. It returns the
+// normalized URL.
+func (r *Registry) LoginLlama(ctx context.Context, rawURL, key string) (string, error) {
+	if r.auth == nil {
+		return "", fmt.Errorf("login %s: no auth.json configured", LlamaProvider)
+	}
+	root, err := llamacpp.NormalizeURL(rawURL)
+	if err != nil {
+		return "", err
+	}
+	pctx, cancel := context.WithTimeout(ctx, llamacpp.DefaultTimeout)
+	_, err = (&llamacpp.Client{Root: root, APIKey: key}).Models(pctx)
+	cancel()
+	if err != nil {
+		return "", err
+	}
+	entry := map[string]any{"type": "api_key", "env": map[string]string{config.EnvLlamaBaseURL: root}}
+	if key != "" {
+		entry["key"] = key
+	}
+	raw, err := llm.Marshal(entry)
+	if err != nil {
+		return "", err
+	}
+	if err := r.auth.Set(LlamaProvider, raw); err != nil {
+		return "", err
+	}
+	var timeout time.Duration
+	if old := r.llamaState(); old != nil {
+		timeout = old.cfg.Timeout
+	}
+	r.EnableLlama(LlamaConfig{BaseURL: root, APIKey: key, Timeout: timeout})
+	return root, r.RefreshLlama(ctx)
 }

@@ -239,3 +239,51 @@ func TestLlamaDefaultModelWhenNothingElse(t *testing.T) {
 		t.Fatalf("default model = %v, want llama.cpp/only", m)
 	}
 }
+
+// /login llama.cpp: the server must answer; its URL (and key) land in
+// auth.json and the provider moves to it at once; a new registry reads
+// the stored URL.
+func TestLoginLlama(t *testing.T) {
+	old := llamacpptest.New(true, []llamacpptest.Model{{ID: "old-model", Status: "loaded"}})
+	defer old.Close()
+	srv := llamacpptest.New(true, []llamacpptest.Model{{ID: "qwen3-4b", Status: "loaded"}})
+	srv.APIKey = "sekrit"
+	defer srv.Close()
+	auth := t.TempDir() + "/auth.json"
+	reg, err := models.NewRegistry(models.Options{AuthJSON: auth, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.EnableLlama(models.LlamaConfig{BaseURL: old.URL})
+	if err := reg.WaitLlama(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.LoginLlama(context.Background(), srv.URL, "wrong"); err == nil || !strings.Contains(err.Error(), "LLAMA_API_KEY") {
+		t.Fatalf("wrong key: %v", err)
+	}
+	if _, err := os.Stat(auth); err == nil {
+		t.Fatal("a failed login stored a credential")
+	}
+	root, err := reg.LoginLlama(context.Background(), srv.URL+"/v1/", "sekrit")
+	if err != nil || root != srv.URL {
+		t.Fatalf("login: %q %v", root, err)
+	}
+	if ms := llamaModels(reg); ms["qwen3-4b"] == nil || ms["old-model"] != nil {
+		t.Errorf("models after login: %v", ms)
+	}
+	a, err := reg.ResolveAuthSource(context.Background(), &llm.Model{Provider: models.LlamaProvider, ID: "qwen3-4b"}, "")
+	if err != nil || a.APIKey != "sekrit" {
+		t.Errorf("auth %+v %v", a, err)
+	}
+	data, _ := os.ReadFile(auth)
+	if !strings.Contains(string(data), `"LLAMA_BASE_URL": "`+srv.URL+`"`) && !strings.Contains(string(data), `"LLAMA_BASE_URL":"`+srv.URL+`"`) {
+		t.Errorf("auth.json: %s", data)
+	}
+	reg2, _ := models.NewRegistry(models.Options{AuthJSON: auth, Getenv: func(string) string { return "" }})
+	if u := reg2.StoredLlamaURL(); u != srv.URL {
+		t.Errorf("stored URL %q", u)
+	}
+	if _, err := reg.LoginLlama(context.Background(), "http://127.0.0.1:1", ""); err == nil || !strings.Contains(err.Error(), "not reachable") {
+		t.Errorf("server down: %v", err)
+	}
+}
