@@ -3,13 +3,18 @@ package layaauto
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
+	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/llm/llamacpp/llamacpptest"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
@@ -72,5 +77,50 @@ func TestToolRetrieval(t *testing.T) {
 	}
 	if got := rt.ActiveTools(); !slices.Equal(got, []string{"read"}) {
 		t.Errorf("after the next request: active %v, want the baseline", got)
+	}
+}
+
+// The llama.cpp classifier asks its questions one by one while the prompt
+// waits: the status line counts them (the TUI polls the Status point each
+// frame, so it never waits on the classifier).
+func TestClassifyingProgressInStatus(t *testing.T) {
+	srv := llamacpptest.New(true, []llamacpptest.Model{{ID: "qwen3-4b", Status: "loaded"}})
+	defer srv.Close()
+	gate := make(chan struct{})
+	srv.Classify = llamacpptest.Classify{Gate: gate}
+	st := settings.Defaults()
+	st.Laya.Classifier = "llama.cpp"
+	st.Laya.Telemetry = false
+	fc := &apptest.FakeClient{Replies: []apptest.Reply{apptest.Say("done")}}
+	env := config.EnvFromMap(map[string]string{config.EnvLlamaBaseURL: srv.URL})
+	d := New(Options{Settings: st, AgentDir: t.TempDir(), Cwd: t.TempDir(), Env: env}, newLayaCatalog(fc, "anthropic"))
+	rt := attach(t, d, laya.AutoModel())
+	done := make(chan error, 1)
+	go func() { done <- rt.Prompt(context.Background(), "Fix the crash in the parser", nil) }()
+	// The first question goes through; the second waits at the gate, so
+	// the status line must come to show 1 of 19 (polled, as the TUI does).
+	gate <- struct{}{}
+	want := fmt.Sprintf("laya: classifying with llama.cpp 1/%d", len(laya.ClassifierQuestions()))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		line, _ := rt.Hooks().RunStatus(context.Background())
+		if strings.Contains(line, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status %q never showed %q", line, want)
+		}
+		time.Sleep(time.Millisecond) // a poll interval, not a wait for the condition
+	}
+	close(gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	line, _ := rt.Hooks().RunStatus(context.Background())
+	if strings.Contains(line, "classifying") || !strings.Contains(line, "laya balanced: ") {
+		t.Errorf("status after the classification %q", line)
+	}
+	if s := d.Router().ClassifierStatus(); !strings.HasPrefix(s, "llama.cpp: qwen3-4b at ") {
+		t.Errorf("classifier %q (%s)", s, d.Router().LastError())
 	}
 }

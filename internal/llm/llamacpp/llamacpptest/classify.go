@@ -33,6 +33,10 @@ type Classify struct {
 	NoTemplate bool
 	// OpenThink ends the rendered prompt with "<think>".
 	OpenThink bool
+	// Gate, when set, holds each /completion until it can receive (a
+	// closed gate lets every one through): a test sees the classification
+	// under way.
+	Gate chan struct{}
 }
 
 // Call is one classification request the fake received.
@@ -243,6 +247,13 @@ func (s *Server) completion(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, `{"error":{"code":400,"message":"fake: the reasoning block was left open","type":"invalid_request_error"}}`)
 		return
+	}
+	if s.Classify.Gate != nil {
+		select {
+		case <-s.Classify.Gate:
+		case <-r.Context().Done():
+			return
+		}
 	}
 	question, labels := asked(prompt)
 	lp := map[string]float64{}
