@@ -124,3 +124,20 @@ func TestClassifyingProgressInStatus(t *testing.T) {
 		t.Errorf("classifier %q (%s)", s, d.Router().LastError())
 	}
 }
+
+// With llama.cpp as the classifier the System One container is not
+// needed: relay manages none, so nothing ever pulls its image.
+func TestLlamaClassifierNeedsNoDocker(t *testing.T) {
+	st := settings.Defaults()
+	st.Laya.Classifier = "llama.cpp/qwen3-4b"
+	d := New(Options{Settings: st, AgentDir: t.TempDir(), Cwd: t.TempDir(), Interactive: true}, newLayaCatalog(&apptest.FakeClient{}, "anthropic"))
+	if d.docker != nil {
+		t.Fatal("a Docker runtime was set up for the llama.cpp classifier")
+	}
+	st.Laya.Classifier = ""
+	st.Laya.BaseURL = deadURL(t)
+	env := config.EnvFromMap(map[string]string{config.EnvOffline: "1"})
+	if d := New(Options{Settings: st, AgentDir: t.TempDir(), Cwd: t.TempDir(), Env: env}, newLayaCatalog(&apptest.FakeClient{}, "anthropic")); d.docker == nil {
+		t.Fatal("the System One classifier lost its Docker runtime")
+	}
+}
