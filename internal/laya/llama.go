@@ -59,8 +59,8 @@ type llamaClassifier struct {
 	total atomic.Int32         // 0 = none under way
 }
 
-// model returns the classifier of the configured model, or of the first
-// loaded one on the server (found once; again after a failure).
+// classifier returns the classifier of the configured model, or of the
+// first loaded one on the server (found once; again after a failure).
 func (l *llamaClassifier) classifier(ctx context.Context) (*llamacpp.Classifier, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -298,9 +298,9 @@ func (m *Manager) find(ctx context.Context, id string) (*llamacpp.ModelInfo, err
 	return nil, nil
 }
 
-// wait polls /models until done says the change is over, showing
-// progress in the status line.
-func (m *Manager) wait(ctx context.Context, what string, done func(*llamacpp.ModelInfo) (bool, error)) error {
+// wait polls /models until done says the change of model id (what: the
+// change, for errors) is over.
+func (m *Manager) wait(ctx context.Context, id, what string, done func(*llamacpp.ModelInfo) (bool, error)) error {
 	wctx, cancel := context.WithTimeout(ctx, m.o.LoadTimeout)
 	defer cancel()
 	defer m.setProgress("")
@@ -314,7 +314,7 @@ func (m *Manager) wait(ctx context.Context, what string, done func(*llamacpp.Mod
 			return fmt.Errorf("%s: %w", what, wctx.Err())
 		case <-time.After(m.o.Poll):
 		}
-		info, err := m.find(wctx, modelID(what))
+		info, err := m.find(wctx, id)
 		if err != nil {
 			return err
 		}
@@ -323,12 +323,6 @@ func (m *Manager) wait(ctx context.Context, what string, done func(*llamacpp.Mod
 			return err
 		}
 	}
-}
-
-// modelID is the model of a progress label "<verb> <id>".
-func modelID(what string) string {
-	_, id, _ := strings.Cut(what, " ")
-	return id
 }
 
 func (m *Manager) refresh(ctx context.Context) {
@@ -352,7 +346,7 @@ func (m *Manager) load(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	m.setProgress("llama.cpp: loading " + id + "…")
-	err = m.wait(ctx, "load "+id, func(i *llamacpp.ModelInfo) (bool, error) {
+	err = m.wait(ctx, id, "load "+id, func(i *llamacpp.ModelInfo) (bool, error) {
 		switch {
 		case i == nil:
 			return false, fmt.Errorf("the router dropped %s while loading it", id)
@@ -379,7 +373,7 @@ func (m *Manager) unload(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	m.setProgress("llama.cpp: unloading " + id + "…")
-	err := m.wait(ctx, "unload "+id, func(i *llamacpp.ModelInfo) (bool, error) {
+	err := m.wait(ctx, id, "unload "+id, func(i *llamacpp.ModelInfo) (bool, error) {
 		return i == nil || i.State() == llamacpp.StatusUnloaded, nil
 	})
 	if err != nil {
@@ -398,7 +392,7 @@ func (m *Manager) download(ctx context.Context, ref string) (string, error) {
 	}
 	m.setProgress("llama.cpp: downloading " + ref + "…")
 	seen := false
-	err := m.wait(ctx, "download "+ref, func(i *llamacpp.ModelInfo) (bool, error) {
+	err := m.wait(ctx, ref, "download "+ref, func(i *llamacpp.ModelInfo) (bool, error) {
 		if i == nil {
 			return false, nil
 		}
