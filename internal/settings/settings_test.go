@@ -245,7 +245,7 @@ const everyKey = `{
     "modelGroups": {"g": {"strong": ["a/b"]}}, "followProvider": true,
     "quota": {"openai-codex": 0.25}, "minConfidence": 0.7, "escalateAfterFailures": 0,
     "toolRouting": "enforce", "toolRetrieval": 4, "toolRetrievalTelemetry": true,
-    "telemetry": false, "memory": false, "timeoutMs": 100},
+    "telemetry": false, "memory": false, "timeoutMs": 100, "classifier": "llama.cpp/qwen3-4b"},
   "branchSummary": {"reserveTokens": 0, "skipPrompt": true},
   "theme": "dark",
   "quietStartup": "header",
