@@ -8,6 +8,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/fsx"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/resources"
 )
@@ -51,8 +52,11 @@ type PromptInputs struct {
 	ContextFiles []ContextFile
 	Tools        []llm.ToolSpec
 	ExtraRules   []string // harness rules, extension guidelines
-	Skills       []resources.Skill
-	Now          time.Time
+	// ExtraSections are features' own sections (MCP's mcp_servers), after
+	// the skills.
+	ExtraSections []hooks.PromptSection
+	Skills        []resources.Skill
+	Now           time.Time
 }
 
 // ContextFile is one AGENTS.md/CLAUDE.md file.
@@ -131,6 +135,11 @@ func BuildSections(in PromptInputs) llm.Sections {
 	}
 	if s := skillsSection(in); s != "" {
 		out = append(out, sec("skills", s))
+	}
+	for _, x := range in.ExtraSections {
+		if strings.TrimSpace(x.Text) != "" {
+			out = append(out, sec(x.Name, x.Text))
+		}
 	}
 	cwd := strings.ReplaceAll(in.Cwd, `\`, "/")
 	now := in.Now

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -64,5 +65,28 @@ func TestLoadContextFiles(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "global,parent,override" {
 		t.Errorf("got %v", got)
+	}
+}
+
+// Features' own sections (MCP's mcp_servers) come after the skills and
+// before cwd, with a custom prompt too; an empty one is left out, so a
+// patch removes it when it empties.
+func TestExtraSections(t *testing.T) {
+	for _, custom := range []string{"", "You are a bot."} {
+		in := PromptInputs{Cwd: "/p", CustomPrompt: custom, ExtraSections: []hooks.PromptSection{{Name: "mcp_servers", Text: "MCP servers whose tools are not declared to you."}, {Name: "empty", Text: " "}}}
+		var names []string
+		for _, s := range BuildSections(in) {
+			names = append(names, s.Name)
+		}
+		if got := strings.Join(names, ","); !strings.HasSuffix(got, ",mcp_servers,cwd") || strings.Contains(got, "empty") {
+			t.Errorf("custom %q: sections %s", custom, got)
+		}
+	}
+	in := PromptInputs{Cwd: "/p", ExtraSections: []hooks.PromptSection{{Name: "mcp_servers", Text: "one server"}}}
+	state := llm.ReplaySystem([]llm.Message{SystemPatch(nil, BuildSections(in), nil, 1)})
+	in.ExtraSections = nil
+	b, _ := llm.Marshal(SystemPatch(&state, BuildSections(in), nil, 2))
+	if !strings.Contains(string(b), `"mcp_servers":null`) {
+		t.Errorf("patch %s", b)
 	}
 }

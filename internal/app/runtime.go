@@ -377,7 +377,7 @@ func (r *Runtime) promptInputs() PromptInputs {
 	if !r.cfg.NoContext {
 		in.ContextFiles = LoadContextFiles(r.cfg.AgentDir, r.cfg.Cwd)
 	}
-	in.ExtraRules = r.hooks.Guidelines(context.Background(), r.cfg.Cwd)
+	in.ExtraRules, in.ExtraSections = r.hooks.PromptAdditions(context.Background(), r.cfg.Cwd)
 	return in
 }
 

@@ -73,9 +73,18 @@ type SystemPrompt struct {
 	Cwd string
 }
 
-// SystemPromptResult adds guideline lines to the prompt.
+// SystemPromptResult adds guideline lines to the prompt's rules, and
+// whole named sections (MCP's mcp_servers) after the built-in ones.
 type SystemPromptResult struct {
 	Guidelines []string
+	Sections   []PromptSection
+}
+
+// PromptSection is a named system prompt section. Sections are patched by
+// name, so a section whose text changes (a server connected) costs one
+// small system message, not a new prompt.
+type PromptSection struct {
+	Name, Text string
 }
 
 // RouteReason says why a request is being routed.

@@ -187,3 +187,50 @@ func BenchmarkEmptyPoint(b *testing.B) {
 		s.ToolResult.Notify(ctx, &ToolResult{Call: call})
 	}
 }
+
+// Registered MCP servers are kept (a listener may come later) and every
+// change is announced; a second registration of a name replaces the
+// first, whose unregister is then a no-op.
+func TestRegisterMCPServer(t *testing.T) {
+	s := New()
+	a := s.RegisterMCPServer(MCPServer{Name: "a", Config: []byte(`{"command":"x"}`), Source: "/e1.js"})
+	var seen []string
+	s.MCPServersChange.On("test", func(_ context.Context, e *MCPServersChange) (None, error) {
+		var names []string
+		for _, x := range e.Servers {
+			names = append(names, x.Name+"@"+x.Source)
+		}
+		seen = append(seen, strings.Join(names, ","))
+		return None{}, nil
+	})
+	b := s.RegisterMCPServer(MCPServer{Name: "b", Config: []byte(`{"url":"http://x"}`), Source: "/e2.js"})
+	s.RegisterMCPServer(MCPServer{Name: "a", Config: []byte(`{"command":"y"}`), Source: "/e3.js"})
+	a() // replaced: nothing to remove
+	b()
+	want := []string{"a@/e1.js,b@/e2.js", "a@/e3.js,b@/e2.js", "a@/e3.js"}
+	if strings.Join(seen, " | ") != strings.Join(want, " | ") {
+		t.Errorf("announced %q, want %q", seen, want)
+	}
+	if got := s.MCPServers(); len(got) != 1 || string(got[0].Config) != `{"command":"y"}` {
+		t.Errorf("servers %+v", got)
+	}
+}
+
+// Sections of the same name from later handlers replace earlier ones;
+// guidelines accumulate.
+func TestPromptAdditions(t *testing.T) {
+	s := New()
+	s.SystemPrompt.On("one", func(context.Context, *SystemPrompt) (SystemPromptResult, error) {
+		return SystemPromptResult{Guidelines: []string{"g1"}, Sections: []PromptSection{{"x", "first"}, {"y", "why"}}}, nil
+	})
+	s.SystemPrompt.On("two", func(context.Context, *SystemPrompt) (SystemPromptResult, error) {
+		return SystemPromptResult{Guidelines: []string{"g2"}, Sections: []PromptSection{{"x", "second"}}}, nil
+	})
+	g, secs := s.PromptAdditions(context.Background(), "/")
+	if strings.Join(g, ",") != "g1,g2" || len(secs) != 2 || secs[0] != (PromptSection{"x", "second"}) || secs[1].Name != "y" {
+		t.Errorf("guidelines %v sections %v", g, secs)
+	}
+	if got := s.Guidelines(context.Background(), "/"); strings.Join(got, ",") != "g1,g2" {
+		t.Errorf("Guidelines %v", got)
+	}
+}

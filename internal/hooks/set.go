@@ -14,6 +14,7 @@ type Set struct {
 	nextID  atomic.Uint64
 	ui      atomic.Pointer[uiBox]
 	notices noticeSubs
+	mcp     mcpRegistry
 	// OnError receives failed handlers (the runtime turns them into
 	// extension_error events). Nil drops them.
 	OnError func(*HandlerError)
@@ -47,6 +48,7 @@ type Set struct {
 	ResourcesDiscover Point[ResourcesDiscover, ResourcesResult]
 	ProjectTrust      Point[Trust, TrustResult]
 	Status            Point[StatusQuery, StatusResult]
+	MCPServersChange  Point[MCPServersChange, None]
 	CacheWarming      Point[CacheWarmingDecision, CacheWarmingResult]
 }
 
@@ -82,6 +84,7 @@ func New() *Set {
 	s.ResourcesDiscover.init("resources_discover", s)
 	s.ProjectTrust.init("project_trust", s)
 	s.Status.init("status", s)
+	s.MCPServersChange.init("mcp_servers_change", s)
 	s.CacheWarming.init("cache_warming_decision", s)
 	return s
 }
@@ -128,12 +131,29 @@ func (s *Set) RunBeforeAgentStart(ctx context.Context, e BeforeAgentStart) (msgs
 
 // Guidelines collects the system prompt additions of every handler.
 func (s *Set) Guidelines(ctx context.Context, cwd string) []string {
-	var out []string
+	g, _ := s.PromptAdditions(ctx, cwd)
+	return g
+}
+
+// PromptAdditions collects the guideline lines and the named sections of
+// every handler; a later section of the same name replaces an earlier one.
+func (s *Set) PromptAdditions(ctx context.Context, cwd string) (guidelines []string, sections []PromptSection) {
 	s.SystemPrompt.each(ctx, &SystemPrompt{Cwd: cwd}, func(_ string, r SystemPromptResult) bool {
-		out = append(out, r.Guidelines...)
+		guidelines = append(guidelines, r.Guidelines...)
+		for _, sec := range r.Sections {
+			replaced := false
+			for i := range sections {
+				if sections[i].Name == sec.Name {
+					sections[i], replaced = sec, true
+				}
+			}
+			if !replaced {
+				sections = append(sections, sec)
+			}
+		}
 		return false
 	}, nil)
-	return out
+	return guidelines, sections
 }
 
 // RunRoute asks the routers in order; the first that answers wins. ok is

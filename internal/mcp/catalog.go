@@ -32,7 +32,7 @@ func (m *Manager) Namespaces() []NamespaceInfo {
 		byServer[t.server] = append(byServer[t.server], t.name)
 	}
 	var out []NamespaceInfo
-	for _, s := range m.servers {
+	for _, s := range m.Servers() {
 		c := &s.Entry.Config
 		if !c.IsEnabled() || c.ServerExposure() == ExposureHidden && len(byServer[s]) == 0 {
 			continue
@@ -54,7 +54,7 @@ func (m *Manager) Namespaces() []NamespaceInfo {
 func (m *Manager) Lookup(name string) *Server {
 	name = strings.TrimPrefix(name, "mcp__")
 	want := Namespace(name)
-	for _, s := range m.servers {
+	for _, s := range m.Servers() {
 		if Namespace(s.Entry.Name) == want {
 			return s
 		}

@@ -42,11 +42,19 @@ type Options struct {
 
 // Manager owns the configured servers of one session.
 type Manager struct {
-	opts    Options
-	ctx     context.Context
-	cancel  context.CancelFunc
-	servers []*Server
-	seq     atomic.Int64
+	opts   Options
+	ctx    context.Context
+	cancel context.CancelFunc
+	seq    atomic.Int64
+
+	// servers are the configured servers, then the ones extensions
+	// registered; registrations change it while the session runs.
+	serversMu sync.RWMutex
+	servers   []*Server
+	// overridden says which registered servers mcp.json overrides.
+	overridden []string
+	started    bool // Start ran: registered servers connect at once
+	regErrs    []error
 
 	startOnce sync.Once
 	restOnce  sync.Once
@@ -92,7 +100,10 @@ var restDelay = time.Second
 // them (a call, WaitAll) starts them at once.
 func (m *Manager) Start() {
 	m.startOnce.Do(func() {
-		for _, s := range m.servers {
+		m.serversMu.Lock()
+		m.started = true
+		m.serversMu.Unlock()
+		for _, s := range m.Servers() {
 			if s.Entry.Config.IsEnabled() && hasDirectTools(&s.Entry.Config) {
 				s.connect()
 			}
@@ -104,7 +115,7 @@ func (m *Manager) Start() {
 // StartRest starts the servers Start left for later.
 func (m *Manager) StartRest() {
 	m.restOnce.Do(func() {
-		for _, s := range m.servers {
+		for _, s := range m.Servers() {
 			if s.Entry.Config.IsEnabled() && !hasDirectTools(&s.Entry.Config) {
 				s.connect()
 			}
@@ -113,11 +124,15 @@ func (m *Manager) StartRest() {
 }
 
 // Servers lists the servers in configuration order.
-func (m *Manager) Servers() []*Server { return append([]*Server(nil), m.servers...) }
+func (m *Manager) Servers() []*Server {
+	m.serversMu.RLock()
+	defer m.serversMu.RUnlock()
+	return append([]*Server(nil), m.servers...)
+}
 
 // Server returns the server called name.
 func (m *Manager) Server(name string) *Server {
-	for _, s := range m.servers {
+	for _, s := range m.Servers() {
 		if s.Entry.Name == name {
 			return s
 		}
@@ -155,7 +170,7 @@ func (m *Manager) WaitAll(ctx context.Context, max time.Duration) bool {
 func (m *Manager) wait(ctx context.Context, max time.Duration, which func(*Server) bool) bool {
 	t := time.NewTimer(max)
 	defer t.Stop()
-	for _, s := range m.servers {
+	for _, s := range m.Servers() {
 		if !s.Entry.Config.IsEnabled() || !which(s) {
 			continue
 		}
@@ -176,7 +191,7 @@ func (m *Manager) wait(ctx context.Context, max time.Duration, which func(*Serve
 func (m *Manager) Tools() []*Tool {
 	var out []*Tool
 	used := map[string]bool{}
-	for _, s := range m.servers {
+	for _, s := range m.Servers() {
 		tools, state := s.snapshot()
 		// A dropped server keeps its tools: the next call reconnects.
 		if state == StateDisabled || state == StateClosed || len(tools) == 0 {
@@ -239,7 +254,7 @@ func (m *Manager) Close() {
 		m.restOnce.Do(func() {}) // nothing starts after Close
 		m.cancel()
 		var wg sync.WaitGroup
-		for _, s := range m.servers {
+		for _, s := range m.Servers() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -90,7 +90,7 @@ func allTemplates(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Resource
 // resources.
 func (m *Manager) resourceServers() []*Server {
 	var out []*Server
-	for _, s := range m.servers {
+	for _, s := range m.Servers() {
 		st := s.Status()
 		if st.State == StateConnected && st.HasResources && s.Entry.Config.ServerExposure() != ExposureHidden {
 			out = append(out, s)
@@ -172,7 +172,7 @@ func (m *Manager) pickServer(ctx context.Context, name string) (*Server, error) 
 	s := m.Server(name)
 	if s == nil {
 		var names []string
-		for _, x := range m.servers {
+		for _, x := range m.Servers() {
 			names = append(names, x.Entry.Name)
 		}
 		return nil, fmt.Errorf("no MCP server named %q (configured: %s)", name, strings.Join(names, ", "))

@@ -35,7 +35,18 @@ func (m *Manager) Register(s *hooks.Set, cmds *commands.Registry, host ToolHost)
 	m.listenMu.Lock()
 	m.listener = syncTools
 	m.listenMu.Unlock()
+	// Servers extensions registered before now, and as they change.
+	m.setRegisterErrors(m.syncRegistered(s.MCPServers()))
 	syncTools()
+	offRegistered := s.MCPServersChange.On("builtin:mcp", func(_ context.Context, e *hooks.MCPServersChange) (hooks.None, error) {
+		m.setRegisterErrors(m.syncRegistered(e.Servers))
+		return hooks.None{}, nil
+	})
+	// The model learns of servers whose tools it is not declared from the
+	// mcp_servers section.
+	offPrompt := s.SystemPrompt.On("builtin:mcp", func(context.Context, *hooks.SystemPrompt) (hooks.SystemPromptResult, error) {
+		return hooks.SystemPromptResult{Sections: []hooks.PromptSection{{Name: ServersSectionName, Text: m.ServersSection()}}}, nil
+	})
 	// The wait runs on input, the first point of a prompt, because the
 	// request's tool declarations are fixed right after it; steering input
 	// (a run is active) does not wait.
@@ -56,10 +67,14 @@ func (m *Manager) Register(s *hooks.Set, cmds *commands.Registry, host ToolHost)
 	}
 	if err := cmds.Register(cmd); err != nil {
 		offStart()
+		offRegistered()
+		offPrompt()
 		return nil, err
 	}
 	return func() {
 		offStart()
+		offRegistered()
+		offPrompt()
 		cmds.Unregister("mcp")
 		m.listenMu.Lock()
 		m.listener = nil
@@ -80,7 +95,7 @@ func (m *Manager) complete(prefix string) []commands.Completion {
 		}
 		return out
 	}
-	for _, s := range m.servers {
+	for _, s := range m.Servers() {
 		if strings.HasPrefix(s.Entry.Name, strings.TrimSpace(rest)) {
 			out = append(out, commands.Completion{Value: verb + " " + s.Entry.Name, Description: string(s.Status().State)})
 		}
@@ -100,7 +115,7 @@ func (m *Manager) slash(ctx context.Context, s *hooks.Set, args string) (string,
 	srv := m.Server(f[1])
 	if srv == nil {
 		var names []string
-		for _, x := range m.servers {
+		for _, x := range m.Servers() {
 			names = append(names, x.Entry.Name)
 		}
 		if len(names) == 0 {
@@ -203,10 +218,16 @@ func (m *Manager) statusText() string {
 	for _, e := range m.opts.Config.Errors {
 		fmt.Fprintf(&b, "error: %v\n", e)
 	}
+	for _, e := range m.registerErrors() {
+		fmt.Fprintf(&b, "error: %v\n", e)
+	}
+	for _, o := range m.overriddenNotes() {
+		fmt.Fprintf(&b, "overridden: %s\n", o)
+	}
 	if p := m.opts.Config.IgnoredProjectConfig; p != "" {
 		fmt.Fprintf(&b, "%s is ignored: the project is not trusted.\n", p)
 	}
-	if len(m.servers) == 0 {
+	if len(m.Servers()) == 0 {
 		b.WriteString("No MCP servers configured. Add one with: relay mcp add <server> -- <command> [args...]")
 		return strings.TrimRight(b.String(), "\n")
 	}

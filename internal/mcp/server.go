@@ -66,6 +66,9 @@ type Server struct {
 	triedOnce    sync.Once
 	closed       bool
 	progress     map[string]func(*sdk.ProgressNotificationParams)
+	// registered is the configuration an extension registered the
+	// server with, to tell a registration again from a changed one.
+	registered []byte
 }
 
 type attempt struct {
