@@ -70,6 +70,10 @@ return [sum, found[0].name]`})
 			t.Errorf("first request declares %v, missing %s", first, want)
 		}
 	}
+	// The model is told the server exists and how to reach its tools.
+	if r := string(reqs[0].Raw); !strings.Contains(r, "MCP servers whose tools are not declared to you.") || !strings.Contains(r, "- mcp__everything (codemode)") {
+		t.Errorf("the first request lacks the mcp_servers section")
+	}
 	if slices.Contains(first, "mcp__everything__get_tiny_image") || slices.Contains(first, "mcp__everything__get_sum") {
 		t.Errorf("a codemode or deferred MCP tool was declared: %v", first)
 	}
