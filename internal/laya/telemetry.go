@@ -217,3 +217,62 @@ func ExportRows(recs []TelemetryRecord) []ExportRow {
 	}
 	return out
 }
+
+// ToolRetrievalRecord is one line of tool-retrieval.jsonl
+// (laya.toolRetrievalTelemetry): counts only, never the request, tool
+// names or paths.
+type ToolRetrievalRecord struct {
+	Timestamp             string `json:"timestamp"`
+	CandidateCount        int    `json:"candidateCount"`
+	RetrievedCount        int    `json:"retrievedCount"`
+	InvokedCount          int    `json:"invokedCount"`
+	InvokedRetrievedCount int    `json:"invokedRetrievedCount"`
+}
+
+// ToolRetrievalPath is <home>/tool-retrieval.jsonl.
+func ToolRetrievalPath(home string) string { return filepath.Join(home, "tool-retrieval.jsonl") }
+
+// EvaluateToolRetrieval counts a request's retrieval: the deferred
+// candidates, the tools retrieved, the distinct tools invoked, and the
+// invoked ones that retrieval brought.
+func EvaluateToolRetrieval(candidates int, retrieved, invoked []string) ToolRetrievalRecord {
+	got := map[string]bool{}
+	for _, n := range retrieved {
+		got[n] = true
+	}
+	seen := map[string]bool{}
+	rec := ToolRetrievalRecord{CandidateCount: candidates, RetrievedCount: len(retrieved)}
+	for _, n := range invoked {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		rec.InvokedCount++
+		if got[n] {
+			rec.InvokedRetrievedCount++
+		}
+	}
+	return rec
+}
+
+// AppendToolRetrieval appends one record to path.
+func AppendToolRetrieval(path string, rec ToolRetrievalRecord) error {
+	line, err := marshalJSON(rec)
+	if err != nil {
+		return err
+	}
+	telemetryMu.Lock()
+	defer telemetryMu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -444,6 +444,7 @@ func (d *Driver) recordTelemetry() {
 	p, id, _ := laya.SplitRef(st.Model)
 	rec.Selected = laya.Selected{Provider: p, Model: id, Tier: st.Tier.String(), ThinkingLevel: string(st.ThinkingLevel)}
 	calls := map[string]*llm.ToolCall{}
+	var invoked []string
 	seenModel := map[string]bool{}
 	var lastTS int64
 	for _, m := range v.since {
@@ -458,6 +459,7 @@ func (d *Driver) recordTelemetry() {
 			}
 			for _, tc := range m.ToolCalls() {
 				calls[tc.ID] = tc
+				invoked = append(invoked, tc.Name)
 			}
 			switch m.StopReason {
 			case llm.StopError:
@@ -483,6 +485,7 @@ func (d *Driver) recordTelemetry() {
 			}
 		}
 	}
+	d.recordRetrieval(invoked)
 	if rec.Usage.Models == nil {
 		rec.Usage.Models = []string{}
 	}

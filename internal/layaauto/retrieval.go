@@ -2,6 +2,9 @@ package layaauto
 
 import (
 	"slices"
+	"time"
+
+	"github.com/relay-agent/relay/internal/laya"
 
 	"github.com/relay-agent/relay/internal/tool"
 	"github.com/relay-agent/relay/internal/toolsearch"
@@ -15,6 +18,13 @@ import (
 // retrieved is what retrieval changed for the request under way.
 type retrieved struct {
 	before, applied []string
+}
+
+// retrievalStats is what laya.toolRetrievalTelemetry counts for the
+// request under way.
+type retrievalStats struct {
+	candidates int
+	names      []string
 }
 
 // retrieveTools activates the deferred tools the request matches.
@@ -34,15 +44,21 @@ func (d *Driver) retrieveTools(request string) []string {
 		}
 	}
 	if len(docs) == 0 {
+		d.mu.Lock()
+		d.retrievalStats = &retrievalStats{}
+		d.mu.Unlock()
 		return nil
 	}
 	hits := d.toolIndex.Get(docs).Search(request, limit, nil)
-	if len(hits) == 0 {
-		return nil
-	}
 	var names []string
 	for _, h := range hits {
 		names = append(names, h.Doc.Name)
+	}
+	d.mu.Lock()
+	d.retrievalStats = &retrievalStats{candidates: len(docs), names: names}
+	d.mu.Unlock()
+	if len(hits) == 0 {
+		return nil
 	}
 	applied := append(slices.Clone(active), names...)
 	d.rt.SetActiveTools(applied)
@@ -62,4 +78,21 @@ func (d *Driver) restoreRetrieved() {
 	if r != nil && slices.Equal(d.rt.ActiveTools(), r.applied) {
 		d.rt.SetActiveTools(r.before)
 	}
+}
+
+// recordRetrieval appends the request's retrieval counts to
+// tool-retrieval.jsonl when laya.toolRetrievalTelemetry is on (and
+// laya.telemetry is not off); invoked are the tools the run called.
+func (d *Driver) recordRetrieval(invoked []string) {
+	d.mu.Lock()
+	rs := d.retrievalStats
+	d.retrievalStats = nil
+	d.mu.Unlock()
+	st := d.opts.Settings
+	if rs == nil || st == nil || !st.Laya.ToolRetrievalTelemetry || !st.Laya.Telemetry {
+		return
+	}
+	rec := laya.EvaluateToolRetrieval(rs.candidates, rs.names, invoked)
+	rec.Timestamp = d.opts.Now().UTC().Format(time.RFC3339Nano)
+	_ = laya.AppendToolRetrieval(laya.ToolRetrievalPath(d.router.Config().Home), rec)
 }

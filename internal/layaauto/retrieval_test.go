@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -51,9 +53,10 @@ func TestToolRetrieval(t *testing.T) {
 	st.Laya.Classifier = "rules"
 	st.Laya.Autostart = false
 	st.Laya.ToolRetrieval = 1
-	st.Laya.Telemetry = false
-	fc := &apptest.FakeClient{Replies: []apptest.Reply{apptest.Say("done"), apptest.Say("done")}}
-	d := New(Options{Settings: st, AgentDir: t.TempDir(), Cwd: t.TempDir(), Tools: reg}, newLayaCatalog(fc, "anthropic"))
+	st.Laya.ToolRetrievalTelemetry = true
+	fc := &apptest.FakeClient{Replies: []apptest.Reply{apptest.Call("mcp__gh__search_issues", `{}`), apptest.Say("done"), apptest.Say("done")}}
+	agentDir := t.TempDir()
+	d := New(Options{Settings: st, AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg}, newLayaCatalog(fc, "anthropic"))
 	rt, err := app.New(app.Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(),
 		Model: d.Model(laya.AutoModel()), NoContext: true, Tools: reg, ActiveTools: []string{"read"}})
 	if err != nil {
@@ -77,6 +80,19 @@ func TestToolRetrieval(t *testing.T) {
 	}
 	if got := rt.ActiveTools(); !slices.Equal(got, []string{"read"}) {
 		t.Errorf("after the next request: active %v, want the baseline", got)
+	}
+	// laya.toolRetrievalTelemetry: counts only, one line per request.
+	data, err := os.ReadFile(laya.ToolRetrievalPath(filepath.Join(agentDir, "laya")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"candidateCount":3,"retrievedCount":1,"invokedCount":1,"invokedRetrievedCount":1}`) ||
+		!strings.Contains(lines[1], `"candidateCount":3,"retrievedCount":0,"invokedCount":0,"invokedRetrievedCount":0}`) {
+		t.Errorf("tool-retrieval.jsonl:\n%s", data)
+	}
+	if strings.Contains(string(data), "GitHub") || strings.Contains(string(data), "search_issues") {
+		t.Errorf("tool-retrieval.jsonl names the request or a tool:\n%s", data)
 	}
 }
 

@@ -26,21 +26,22 @@ type Driver struct {
 	docker *laya.Docker // nil when relay does not manage a container
 	models app.Models   // the registry without the virtual model
 
-	mu          sync.Mutex
-	pending     *pendingPlan
-	baseline    []string // active tools before enforce deactivated some
-	routed      *llm.Model
-	routedLevel llm.ThinkingLevel
-	routeErr    error
-	statusLine  string
-	notice      string // the latest "why Laya is not running" notice
-	progress    string // Docker install/training progress
-	lessonsFor  string // user entry id whose lessons were checked
-	learn       *laya.LearnSession
-	learned     string // the last laya_learn success text
-	training    bool
-	retrieved   *retrieved       // tools laya.toolRetrieval activated
-	toolIndex   toolsearch.Cache // BM25 index of the deferred tools
+	mu             sync.Mutex
+	pending        *pendingPlan
+	baseline       []string // active tools before enforce deactivated some
+	routed         *llm.Model
+	routedLevel    llm.ThinkingLevel
+	routeErr       error
+	statusLine     string
+	notice         string // the latest "why Laya is not running" notice
+	progress       string // Docker install/training progress
+	lessonsFor     string // user entry id whose lessons were checked
+	learn          *laya.LearnSession
+	learned        string // the last laya_learn success text
+	training       bool
+	retrieved      *retrieved       // tools laya.toolRetrieval activated
+	retrievalStats *retrievalStats  // counted for tool-retrieval.jsonl
+	toolIndex      toolsearch.Cache // BM25 index of the deferred tools
 }
 
 // pendingPlan is the plan routePrompt made for the prompt being sent.
