@@ -242,9 +242,12 @@ func (m *Model) openCustom(cv *customView, c hooks.Component) {
 		close(cv.closed)
 		return
 	}
-	capture := !cv.overlay || !cv.opts.NonCapturing
-	m.blurAll()
-	cv.focused.Store(capture)
+	// A non-capturing overlay shows without taking the keys from whoever
+	// has them.
+	if capture := !cv.overlay || !cv.opts.NonCapturing; capture {
+		m.blurAll()
+		cv.focused.Store(true)
+	}
 	m.ext.customs = append(m.ext.customs, cv)
 	m.refocus()
 }

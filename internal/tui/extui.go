@@ -358,7 +358,14 @@ func (a *Approver) SetEditorComponent(e hooks.EditorComponent) {
 		a.editorComp.Store(&e)
 	}
 	a.post(func(m *Model) {
-		m.ext.editor = m.replaceComp(m.ext.editor, nil)
+		if old := m.ext.editor; old != nil {
+			// The draft moves back to whichever editor comes next.
+			if oe, ok := old.c.(hooks.EditorComponent); ok && e == nil {
+				m.ed.SetValue(oe.Text())
+			}
+			m.disposeComp(old)
+			m.ext.editor = nil
+		}
 		if e == nil {
 			return
 		}
