@@ -37,7 +37,7 @@ func TestResolve(t *testing.T) {
 		{pattern: "anthropic/claude-sonnet-4.6", wantRef: "openrouter/anthropic/claude-sonnet-4.6"},
 		// Fuzzy: substring of id or name; alias beats dated; highest id wins.
 		{pattern: "sonnet-4-5", wantRef: "anthropic/claude-sonnet-4-5"},
-		{pattern: "haiku-4-5-2025", wantRef: "anthropic/claude-haiku-4-5-20251001"},
+		{pattern: "haiku-4-5-2025", provider: "anthropic", wantRef: "anthropic/claude-haiku-4-5-20251001"},
 		{pattern: "Gemini 2.5 Flash-Lite", wantRef: "google/gemini-2.5-flash-lite"},
 		{pattern: "kimi-k2.6", provider: "moonshotai", wantRef: "moonshotai/kimi-k2.6"},
 		{pattern: "gpt-5.4-mini:low", wantRef: "openai/gpt-5.4-mini", wantLevel: llm.ThinkingLow},
