@@ -34,7 +34,10 @@ func TestCatalogSanity(t *testing.T) {
 		if !ourAPIs[m.API] {
 			t.Errorf("%s: api %q is not one relay speaks", ref, m.API)
 		}
-		if m.BaseURL == "" || m.BaseURL[:8] != "https://" {
+		// Azure's endpoint is the user's resource (AZURE_OPENAI_BASE_URL or
+		// AZURE_OPENAI_RESOURCE_NAME), never a catalog URL.
+		azure := m.Provider == "azure-openai-responses" && m.BaseURL == ""
+		if !azure && (m.BaseURL == "" || m.BaseURL[:8] != "https://") {
 			t.Errorf("%s: baseUrl %q", ref, m.BaseURL)
 		}
 		if m.ContextWindow <= 0 || m.MaxTokens <= 0 {
