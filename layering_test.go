@@ -54,7 +54,7 @@ var layers = map[string]int{
 	"internal/codemode":                30,
 	"internal/toolsearch":              25, // codemode (30) ranks with its index
 	"internal/packages":                25, // package install and resource resolution, above settings and resources
-	"internal/ext":                     30,
+	"internal/ext":                     45, // the extension host: registers on the seams, acts on the runtime
 	"internal/auth":                    20,
 	"internal/settings":                20,
 	"internal/resources":               20,

@@ -23,6 +23,8 @@ type ToolOutcome struct {
 	Content llm.Blocks
 	Details json.RawMessage
 	IsError bool
+	// Terminate: see tool.Result.Terminate.
+	Terminate bool
 }
 
 // Hooks let the harness and the runtime take part in the loop. Every hook
@@ -427,18 +429,24 @@ func (a *Agent) runOnce(ctx context.Context, pending []llm.Message) (*llm.Assist
 		produced = append(produced, msg)
 
 		var results []*llm.ToolResultMessage
+		terminate := false
 		switch msg.StopReason {
 		case llm.StopError, llm.StopAborted:
 			// No tool runs for a failed or aborted response; the context
 			// builder drops such messages from later requests.
 		default:
-			results = a.runTools(ctx, msg)
+			results, terminate = a.runTools(ctx, msg)
 		}
 		for _, r := range results {
 			produced = append(produced, r)
 		}
 		a.opts.Emit(Event{Type: TurnEnd, Message: msg, ToolResults: results})
 		if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted || ctx.Err() != nil || a.writeErr != nil {
+			return last, produced
+		}
+		if terminate {
+			// Every tool of the batch ended the run: its results are the
+			// run's last entries, with no model call to only say "done".
 			return last, produced
 		}
 		if h := a.opts.Hooks.AfterAssistant; h != nil {
@@ -550,9 +558,11 @@ func (a *Agent) stream(ctx context.Context) *llm.AssistantMessage {
 
 // runTools executes the message's tool calls in order. Every call gets a
 // result, so the session stays valid for providers even after an abort.
-func (a *Agent) runTools(ctx context.Context, msg *llm.AssistantMessage) []*llm.ToolResultMessage {
+// terminate is true when there were calls and every one asked to end the
+// run.
+func (a *Agent) runTools(ctx context.Context, msg *llm.AssistantMessage) (results []*llm.ToolResultMessage, terminate bool) {
 	calls := msg.ToolCalls()
-	var results []*llm.ToolResultMessage
+	terminate = len(calls) > 0
 	for _, call := range calls {
 		var out ToolOutcome
 		var nested *nestedRunner
@@ -591,17 +601,20 @@ func (a *Agent) runTools(ctx context.Context, msg *llm.AssistantMessage) []*llm.
 		if res.Content == nil {
 			res.Content = llm.Blocks{}
 		}
-		a.opts.Emit(Event{Type: ToolExecutionEnd, ToolCallID: call.ID, ToolName: call.Name,
-			Output: &ToolOutput{Content: res.Content, Details: detailsOrEmpty(out.Details)}, IsError: out.IsError})
-		a.persist(res)
-		a.opts.Emit(Event{Type: MessageStart, Message: res})
-		a.opts.Emit(Event{Type: MessageEnd, Message: res})
+		terminate = terminate && out.Terminate
+		// tool_result handlers may change the result: before it is shown
+		// and recorded, so the session holds what the model will see.
 		if h := a.opts.Hooks.AfterToolCall; h != nil {
 			h(call, res)
 		}
+		a.opts.Emit(Event{Type: ToolExecutionEnd, ToolCallID: call.ID, ToolName: call.Name,
+			Output: &ToolOutput{Content: res.Content, Details: detailsOrEmpty(res.Details)}, IsError: res.IsError})
+		a.persist(res)
+		a.opts.Emit(Event{Type: MessageStart, Message: res})
+		a.opts.Emit(Event{Type: MessageEnd, Message: res})
 		results = append(results, res)
 	}
-	return results
+	return results, terminate
 }
 
 func detailsOrEmpty(d json.RawMessage) json.RawMessage {

@@ -375,3 +375,47 @@ func TestRetryCancelledIsTyped(t *testing.T) {
 		t.Errorf("wire form %s", b)
 	}
 }
+
+func TestTerminatingToolsEndTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		terminate map[string]bool
+		calls     int
+	}{
+		{"every call terminates", map[string]bool{"a": true, "b": true}, 1},
+		{"one call does not", map[string]bool{"a": true}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{}
+			two := &llm.AssistantMessage{Content: llm.Blocks{&llm.ToolCall{ID: "1", Name: "a", Arguments: json.RawMessage(`{}`)},
+				&llm.ToolCall{ID: "2", Name: "b", Arguments: json.RawMessage(`{}`)}}, StopReason: llm.StopToolUse}
+			s := &script{responses: []func(context.Context) *llm.AssistantMessage{fixed(two), fixed(text("after"))}}
+			a := newAgent(s, r, func(o *Options) {
+				o.ExecuteTool = func(_ context.Context, call *llm.ToolCall, _ func(ToolOutcome)) ToolOutcome {
+					return ToolOutcome{Content: llm.Blocks{&llm.TextContent{Text: "ok"}}, Terminate: tc.terminate[call.Name]}
+				}
+			})
+			a.Run(context.Background(), user("go"))
+			if s.calls != tc.calls {
+				t.Errorf("model calls %d, want %d", s.calls, tc.calls)
+			}
+		})
+	}
+}
+
+// tool_result handlers run before the result is recorded: the session
+// holds what they made of it.
+func TestAfterToolCallChangesRecordedResult(t *testing.T) {
+	r := &recorder{}
+	s := &script{responses: []func(context.Context) *llm.AssistantMessage{fixed(toolCall("c1", "bash", `{}`)), fixed(text("done"))}}
+	a := newAgent(s, r, func(o *Options) {
+		o.Hooks.AfterToolCall = func(_ *llm.ToolCall, res *llm.ToolResultMessage) {
+			res.Content = llm.Blocks{&llm.TextContent{Text: "rewritten"}}
+		}
+	})
+	a.Run(context.Background(), user("go"))
+	tr := r.saved[2].(*llm.ToolResultMessage)
+	if tr.Content.PlainText() != "rewritten" {
+		t.Errorf("recorded result %q, want the handler's", tr.Content.PlainText())
+	}
+}

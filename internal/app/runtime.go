@@ -540,7 +540,7 @@ func (r *Runtime) executeTool(ctx context.Context, call *llm.ToolCall, update fu
 }
 
 func toOutcome(r tool.Result) agent.ToolOutcome {
-	out := agent.ToolOutcome{Content: r.Content, IsError: r.IsError}
+	out := agent.ToolOutcome{Content: r.Content, IsError: r.IsError, Terminate: r.Terminate}
 	if r.Details != nil {
 		if raw, ok := r.Details.(json.RawMessage); ok {
 			out.Details = raw

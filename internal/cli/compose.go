@@ -23,6 +23,7 @@ import (
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/compaction"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/ext"
 	"github.com/relay-agent/relay/internal/harness"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/jsonmode"
@@ -70,6 +71,7 @@ type launch struct {
 	mcp           *mcp.Manager // nil when MCP is off or not configured
 	bugs          *bugreport.Feature
 	warm          *cachewarm.Warmer
+	ext           *ext.Manager // nil when no extension is configured
 }
 
 // exit ends the launch early with a status and no error (--export,
@@ -95,9 +97,10 @@ func run(ctx context.Context, a *Args, env config.Env, stdin io.Reader, stdout, 
 		} else if l.sess != nil {
 			l.sess.Close()
 		}
+		l.ext.Close() // after the runtime's session_shutdown reached it
 	}()
 	for _, step := range []func(context.Context) error{
-		l.configure, l.loadModels, l.readInputs, l.openSession, l.chooseModel, l.buildRuntime,
+		l.configure, l.loadModels, l.readInputs, l.startExtensions, l.openSession, l.chooseModel, l.buildRuntime,
 	} {
 		if err := step(ctx); err != nil {
 			var code exit
@@ -135,11 +138,6 @@ func (l *launch) configure(ctx context.Context) error {
 	l.st = st
 	for _, d := range diags {
 		fmt.Fprintln(l.stderr, settingsDiagLine(d))
-	}
-	for _, e := range l.a.Extensions {
-		// Said out loud: a script passing -e expects the extension's tools
-		// and hooks, and relay has no extension runtime yet.
-		fmt.Fprintf(l.stderr, "Warning: extensions are not supported yet; ignoring -e %s\n", e)
 	}
 	if !l.trusted && settings.NeedsTrust(l.cwd) && l.mode != modeTUI {
 		fmt.Fprintln(l.stderr, "Note: project .relay resources were not loaded (project not trusted; use --approve to trust it).")
@@ -289,6 +287,15 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	for _, w := range toolWarns {
 		fmt.Fprintln(l.stderr, "Warning:", w)
 	}
+	// Extensions register their handlers, tools and commands before the
+	// runtime starts (its session_start reaches them).
+	l.waitExtensions(ctx)
+	for _, err := range l.ext.BindTools(tools) {
+		fmt.Fprintln(l.stderr, "Warning:", err)
+	}
+	if len(active) > 0 {
+		active = append(active, l.ext.ActiveByDefault()...)
+	}
 	active = addScriptTools(tools, active, st, seam, func() *app.Runtime { return l.rt })
 	cfg := app.Config{
 		Env: l.env, Cwd: l.cwd, AgentDir: l.agentDir, Session: l.sess, Models: l.src, Model: l.model, Thinking: l.thinking,
@@ -342,6 +349,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		return err
 	}
 	l.rt, l.sess = rt, nil
+	l.ext.Attach(rt)
 	if err := drv.Attach(rt); err != nil {
 		return err
 	}

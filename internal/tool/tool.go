@@ -21,6 +21,10 @@ type Result struct {
 	// (spec §14 structuredContent): an MCP tool's whole CallToolResult,
 	// never truncated, also when IsError. Nil: scripts get the text.
 	Structured json.RawMessage
+	// Terminate asks the agent to end the run after this batch of tool
+	// calls instead of calling the model again; it takes effect only when
+	// every call of the batch asks (an extension's "submit result" tool).
+	Terminate bool
 }
 
 // Tool is one callable tool.

@@ -1,0 +1,3 @@
+export function setup(relay) {
+	relay.on("input", () => ({ action: "continue" }));
+}

@@ -1,0 +1,5 @@
+export default function (relay) {
+	relay.on("input", (event) => {
+		return { action: "continue" ;
+	});
+}
