@@ -97,12 +97,10 @@ type Manager struct {
 	cmds     []string
 	flags    map[string]flagDecl
 	async    map[string][]asyncHandler // event -> handlers fed from runtime events
-	status   map[string]string         // ui.setStatus key -> text
 	updates  map[int64]func(json.RawMessage)
 	rt       *app.Runtime
 	closed   bool
 	restarts []time.Time
-	statusOn bool
 	regErrs  []error         // refused registrations during the first load
 	inactive map[string]bool // tools registered with defaultActive: false
 	// restarting is closed when a restarted host finished loading; stale
@@ -157,7 +155,7 @@ func Start(ctx context.Context, opts Options) *Manager {
 		}
 	}
 	m := &Manager{opts: opts, ready: make(chan struct{}), regs: map[int64]func(){}, inactive: map[string]bool{}, flags: map[string]flagDecl{},
-		async: map[string][]asyncHandler{}, status: map[string]string{}, updates: map[int64]func(json.RawMessage){},
+		async: map[string][]asyncHandler{}, updates: map[int64]func(json.RawMessage){},
 		queue: make(chan func(), 4096), stop: make(chan struct{})}
 	go m.work()
 	go func() {

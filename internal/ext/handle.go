@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -311,32 +310,8 @@ func (m *Manager) apiCall(src, method string, args []json.RawMessage) (any, erro
 	m.mu.Lock()
 	rt := m.rt
 	m.mu.Unlock()
-	switch method {
-	case "ui.notify":
-		text := arg[string](args, 0)
-		if m.opts.Hooks != nil {
-			m.opts.Hooks.Notify(src, text)
-		}
-		return nil, nil
-	case "ui.setStatus":
-		m.setStatus(arg[string](args, 0), arg[*string](args, 1))
-		return nil, nil
-	case "ui.confirm":
-		ui := m.ui()
-		if ui == nil {
-			return false, nil
-		}
-		m.asked.Add(1)
-		defer m.asked.Add(-1)
-		return ui.Confirm(context.Background(), arg[string](args, 0), arg[string](args, 1))
-	case "ui.select", "ui.input", "ui.editor":
-		// Dialogs the attached front end does not offer resolve to their
-		// documented default (undefined).
-		return nil, nil
-	}
 	if strings.HasPrefix(method, "ui.") {
-		// Display-only calls the front end has no place for yet.
-		return nil, nil
+		return m.uiCall(src, strings.TrimPrefix(method, "ui."), args)
 	}
 	if rt == nil {
 		return nil, fmt.Errorf("%s: not available before the session starts", method)
@@ -377,34 +352,4 @@ func (m *Manager) ui() hooks.UI {
 		return nil
 	}
 	return m.opts.Hooks.UI()
-}
-
-// setStatus keeps ui.setStatus texts; the seam's status point shows them
-// joined, in key order.
-func (m *Manager) setStatus(key string, text *string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if text == nil || *text == "" {
-		delete(m.status, key)
-	} else {
-		m.status[key] = *text
-	}
-	if m.statusOn || m.opts.Hooks == nil {
-		return
-	}
-	m.statusOn = true
-	m.opts.Hooks.Status.On("extensions", func(context.Context, *hooks.StatusQuery) (hooks.StatusResult, error) {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		keys := make([]string, 0, len(m.status))
-		for k := range m.status {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, 0, len(keys))
-		for _, k := range keys {
-			parts = append(parts, m.status[k])
-		}
-		return hooks.StatusResult{Line: strings.Join(parts, " · ")}, nil
-	})
 }
