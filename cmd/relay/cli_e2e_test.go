@@ -170,8 +170,12 @@ func TestCLISettingsDiagnosticsAreWarnings(t *testing.T) {
 func TestCLIExtensionFlagWarns(t *testing.T) {
 	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
 	out, errOut, code := e.run("-p", model, "--no-session", "-e", "./ext.ts", "--ext-flag", "v", "hi")
-	if code != 0 || out != "ok\n" || !strings.Contains(errOut, "Warning: extensions are not supported yet; ignoring -e ./ext.ts") {
+	if code != 0 || out != "ok\n" || !strings.Contains(errOut, "Warning: extension "+filepath.Join(e.cwd, "ext.ts")+": no such file or directory") {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	// Nothing was started for an extension that does not exist.
+	if _, err := os.Stat(filepath.Join(e.agentDir, "ext-host")); err == nil {
+		t.Errorf("the extension host was prepared for a missing extension")
 	}
 }
 

@@ -106,6 +106,8 @@ type Manager struct {
 	// restarting is closed when a restarted host finished loading; stale
 	// are the exited host's handlers, removed when the new one registers.
 	restarting chan struct{}
+	comps      map[int64]*hostComponent // host components the front end shows
+	doneComps  map[int64]func()         // custom() calls to end on component_done
 	stale      map[int64]func()
 	queue      chan func() // observed events, in order
 	stop       chan struct{}
@@ -134,8 +136,24 @@ type asyncHandler struct {
 // Start begins loading opts.Paths in the background; Wait returns when
 // they loaded. With no paths it returns nil: no Node process, no cost.
 func Start(ctx context.Context, opts Options) *Manager {
-	if len(opts.Paths) == 0 {
-		return nil
+	// A path that does not exist is reported without starting anything.
+	var missing []error
+	paths := opts.Paths[:0:0]
+	for _, p := range opts.Paths {
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, &LoadError{Path: p, Err: errors.New("no such file or directory")})
+			continue
+		}
+		paths = append(paths, p)
+	}
+	opts.Paths = paths
+	if len(paths) == 0 {
+		if len(missing) == 0 {
+			return nil
+		}
+		m := &Manager{opts: opts, ready: make(chan struct{}), loadErr: missing}
+		close(m.ready)
+		return m
 	}
 	if opts.HandlerTimeout <= 0 {
 		opts.HandlerTimeout = DefaultHandlerTimeout
@@ -160,7 +178,7 @@ func Start(ctx context.Context, opts Options) *Manager {
 	go m.work()
 	go func() {
 		defer close(m.ready)
-		m.loadErr = m.boot(ctx)
+		m.loadErr = append(missing, m.boot(ctx)...)
 	}()
 	return m
 }
@@ -363,6 +381,9 @@ func (m *Manager) Close() {
 	m.closed = true
 	c := m.c
 	m.mu.Unlock()
+	if m.stop == nil {
+		return
+	}
 	close(m.stop)
 	m.settle()
 	if c != nil {

@@ -89,6 +89,17 @@ func (m *Manager) handle(msg message) {
 		if json.Unmarshal(msg.Params, &p) == nil {
 			m.report(m.extPath(p.Ext), p.Event, errors.New(p.Message))
 		}
+	case "component_render", "component_done":
+		var p struct {
+			ID int64 `json:"id"`
+		}
+		if json.Unmarshal(msg.Params, &p) == nil {
+			if msg.Method == "component_done" {
+				m.componentDone(p.ID)
+			} else {
+				m.component(p.ID).requestRender()
+			}
+		}
 	case "api", "call":
 		if msg.ID != nil {
 			go m.api(msg)

@@ -36,20 +36,38 @@ func (m *Manager) uiCall(src, method string, args []json.RawMessage) (any, error
 		ui.Notify(level, arg[string](args, 0))
 	case "setStatus":
 		ui.SetStatus(arg[string](args, 0), arg[string](args, 1))
+	case "custom":
+		return m.custom(ui, args)
+	case "setFooter", "setHeader":
+		var c hooks.Component
+		if id := arg[int64](args, 0); id > 0 {
+			c = m.component(id)
+		}
+		if method == "setFooter" {
+			ui.SetFooter(c)
+		} else {
+			ui.SetHeader(c)
+		}
 	case "setWidget":
-		lines := arg[[]string](args, 1)
-		if lines == nil {
+		if len(args) < 2 || isNull(args[1]) {
 			ui.SetWidget(arg[string](args, 0), nil)
 			break
 		}
 		opts := arg[struct {
 			Placement string `json:"placement"`
 		}](args, 2)
-		place := hooks.PlaceAboveEditor
+		w := &hooks.Widget{Placement: hooks.PlaceAboveEditor}
 		if opts.Placement == string(hooks.PlaceBelowEditor) {
-			place = hooks.PlaceBelowEditor
+			w.Placement = hooks.PlaceBelowEditor
 		}
-		ui.SetWidget(arg[string](args, 0), &hooks.Widget{Lines: lines, Placement: place})
+		if comp := arg[struct {
+			Component int64 `json:"component"`
+		}](args, 1); comp.Component > 0 {
+			w.Component = m.component(comp.Component)
+		} else {
+			w.Lines = arg[[]string](args, 1)
+		}
+		ui.SetWidget(arg[string](args, 0), w)
 	case "setTitle":
 		ui.SetTitle(arg[string](args, 0))
 	case "setWorkingMessage":

@@ -287,6 +287,29 @@ function execCommand(command, args = [], options = {}) {
 	});
 }
 
+// ---- components: they live here; relay draws their lines ----
+// A component is what the TUI library's are: render(width) -> lines,
+// optional handleInput(data), invalidate(), dispose(). relay asks for
+// renders and forwards keys by id.
+const components = new Map();
+let nextComponent = 0;
+const keybindings = { matches: (data, key) => api.matchesKey(data, key) };
+const footerData = { getGitBranch: () => undefined, getExtensionStatuses: () => new Map(), onBranchChange: () => () => {} };
+
+async function mount(factory, rest) {
+	const id = ++nextComponent;
+	const tui = {
+		requestRender: () => notify("component_render", { id }),
+		get terminal() {
+			return { columns: state.columns ?? 80, rows: state.rows ?? 24 };
+		},
+	};
+	// Factories get (tui, theme, ...) as in the TUI library.
+	const comp = await factory(tui, ...rest);
+	components.set(id, comp);
+	return id;
+}
+
 // ---- ctx ----
 function makeUI(ext) {
 	const ask = (method, args, fallback) =>
@@ -302,15 +325,43 @@ function makeUI(ext) {
 		setWorkingMessage: (text) => tell("setWorkingMessage", text ?? null),
 		setWorkingIndicator: (o) => tell("setWorkingIndicator", strip(o) ?? null),
 		setHiddenThinkingLabel: (label) => tell("setHiddenThinkingLabel", label ?? null),
-		setWidget: (key, content, opts) => tell("setWidget", key, Array.isArray(content) ? content : content == null ? null : typeof content === "function" ? null : content, strip(opts)),
-		setFooter: () => tell("setFooter", null),
-		setHeader: () => tell("setHeader", null),
+		setWidget(key, content, opts) {
+			if (typeof content === "function") {
+				if (!state.hasUI) return;
+				mount(content, [themeProxy]).then((id) => tell("setWidget", key, { component: id }, strip(opts)));
+				return;
+			}
+			tell("setWidget", key, Array.isArray(content) ? content : content == null ? null : [String(content)], strip(opts));
+		},
+		setFooter(factory) {
+			if (typeof factory !== "function") return tell("setFooter", null);
+			if (state.hasUI) mount(factory, [themeProxy, footerData]).then((id) => tell("setFooter", id));
+		},
+		setHeader(factory) {
+			if (typeof factory !== "function") return tell("setHeader", null);
+			if (state.hasUI) mount(factory, [themeProxy]).then((id) => tell("setHeader", id));
+		},
 		setTitle: (title) => tell("setTitle", title),
 		setEditorText: (text) => tell("setEditorText", text),
 		getEditorText: () => "",
 		pasteToEditor: (text) => tell("pasteToEditor", text),
 		setEditorComponent: () => {},
-		custom: () => Promise.resolve(undefined),
+		async custom(factory, options) {
+			if (!state.hasUI || typeof factory !== "function") return undefined;
+			let result;
+			let finish;
+			const finished = new Promise((r) => (finish = r));
+			const id = await mount(factory, [themeProxy, keybindings, (r) => {
+				result = r;
+				finish();
+			}]);
+			// relay shows the component until done() is called.
+			const shown = request("call", { ext: ext.index, method: "ui.custom", args: [id, strip(options) ?? {}] });
+			await Promise.race([finished, shown.catch(() => {})]);
+			notify("component_done", { id });
+			await shown.catch(() => {});
+			return result;
+		},
 		onTerminalInput: () => () => {},
 		get theme() {
 			return themeProxy;
@@ -619,6 +670,27 @@ const methods = {
 		if (!v) throw new Error(`virtual model ${p.model} is not registered`);
 		merge(p.state);
 		return withAbort(id, async (signal) => (await v.def.route({ ...p.request, signal }, makeCtx(v.ext, signal))) ?? null);
+	},
+	render(p) {
+		const c = components.get(p.id);
+		if (!c) return [];
+		const lines = c.render(p.width ?? 80);
+		return Array.isArray(lines) ? lines.map(String) : [];
+	},
+	input(p) {
+		components.get(p.id)?.handleInput?.(p.data);
+		return null;
+	},
+	focus(p) {
+		const c = components.get(p.id);
+		if (c && "focused" in c) c.focused = !!p.focused;
+		return null;
+	},
+	dispose(p) {
+		const c = components.get(p.id);
+		components.delete(p.id);
+		c?.dispose?.();
+		return null;
 	},
 	state(p) {
 		merge(p);
