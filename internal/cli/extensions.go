@@ -6,87 +6,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/ext"
-	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/packages"
 )
 
-// extensionPaths lists the extensions of this run, in load order: the
-// agent dir's extensions/, the project's .relay/extensions/ (trusted
-// projects), the extensions setting, then -e. --no-extensions keeps only
-// -e. A path listed twice loads once; "-path" and "!glob" entries of the
-// setting drop discovered ones.
-func extensionPaths(a *Args, st *settings.Settings, agentDir, cwd string, trusted bool) []string {
+// extensionPaths lists the extension files of this run in load order, as
+// the package resolver found them (settings, conventional directories,
+// packages, then -e); built-in extensions are relay's own and skipped.
+func (l *launch) extensionPaths() []string {
 	var out []string
-	add := func(p string) {
-		if p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	if !a.NoExtensions {
-		for _, p := range discoverExtensions(config.Agent{Dir: agentDir}.Extensions()) {
-			add(p)
-		}
-		if trusted {
-			for _, p := range discoverExtensions(filepath.Join(cwd, ".relay", "extensions")) {
-				add(p)
-			}
-		}
-		var drop []settings.Resource
-		for _, r := range st.Extensions {
-			if _, builtin := r.Builtin(); builtin {
-				continue
-			}
-			switch r.Op() {
-			case '-', '!':
-				drop = append(drop, r)
-			default:
-				add(r.Path())
-			}
-		}
-		out = slices.DeleteFunc(out, func(p string) bool {
-			for _, r := range drop {
-				if r.Op() == '-' && r.Path() == p {
-					return true
-				}
-				if ok, _ := filepath.Match(r.Path(), p); r.Op() == '!' && ok {
-					return true
-				}
-			}
-			return false
-		})
-	}
-	for _, e := range a.Extensions {
-		add(config.ResolvePath(cwd, e))
-	}
-	return out
-}
-
-// discoverExtensions lists dir's *.ts / *.js files and subdirectories (a
-// directory is one extension: its index or package.json entry).
-func discoverExtensions(dir string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		switch {
-		case e.IsDir():
-			out = append(out, p)
-		case strings.HasSuffix(name, ".ts") && !strings.HasSuffix(name, ".d.ts"), strings.HasSuffix(name, ".js"),
-			strings.HasSuffix(name, ".mjs"), strings.HasSuffix(name, ".mts"):
-			out = append(out, p)
+	for _, r := range l.res.Extensions(l.a.NoExtensions) {
+		if !strings.HasPrefix(r.Path, packages.BuiltinPrefix) {
+			out = append(out, r.Path)
 		}
 	}
 	return out
@@ -95,7 +30,7 @@ func discoverExtensions(dir string) []string {
 // startExtensions starts loading the run's extensions in the background
 // (nil when there are none: no Node process).
 func (l *launch) startExtensions(ctx context.Context) error {
-	paths := extensionPaths(l.a, l.st, l.agentDir, l.cwd, l.trusted)
+	paths := l.extensionPaths()
 	if len(paths) == 0 {
 		return nil
 	}
