@@ -15,10 +15,10 @@ type ProviderInfo struct {
 	AmbientHint string
 }
 
-// knownProviders is upstream-spec §6.2. Providers whose API relay does not
-// speak (Bedrock, Vertex, Azure, Copilot, Cloudflare, ...) are listed too:
-// their keys still appear in hints, auth checks and models.json providers
-// that reuse the id.
+// knownProviders is upstream-spec §6.2. Providers without built-in models
+// (Copilot, Cloudflare, the token plans, ...) are listed too: their keys
+// still appear in hints, auth checks and models.json providers that reuse
+// the id.
 var knownProviders = []ProviderInfo{
 	{ID: "anthropic", Name: "Anthropic", EnvVars: []string{"ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"}, BearerEnvVars: []string{"ANTHROPIC_AUTH_TOKEN"}},
 	{ID: "openai", Name: "OpenAI", EnvVars: []string{"OPENAI_API_KEY"}},
@@ -98,9 +98,11 @@ var defaultModels = []struct{ provider, id string }{
 	{"ant-ling", "Ring-2.6-1T"},
 	{"anthropic", "claude-opus-4-8"},
 	{"openai", "gpt-5.5"},
+	{"azure-openai-responses", "gpt-5.4"},
 	{"nvidia", "nvidia/nemotron-3-ultra-550b-a55b"},
 	{"deepseek", "deepseek-v4-pro"},
 	{"google", "gemini-3.1-pro-preview"},
+	{"google-vertex", "gemini-3.1-pro-preview"},
 	{"openrouter", "moonshotai/kimi-k2.6"},
 	{"xai", "grok-4.6"}, // the original prefers grok-4.7, which our catalog data predates
 	{"groq", "openai/gpt-oss-120b"},
