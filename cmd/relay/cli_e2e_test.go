@@ -350,11 +350,15 @@ func TestCLIOneShotFlags(t *testing.T) {
 	}
 }
 
-// Upstream's subcommand names are reserved: "relay list" is not a prompt.
+// Upstream's subcommand names are commands, not prompts: "relay list"
+// lists packages, "relay auth" is reserved.
 func TestCLIReservedSubcommands(t *testing.T) {
 	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
-	if _, errOut, code := e.run("list"); code != 1 || !strings.HasPrefix(errOut, "Error: relay list is not supported yet") {
-		t.Fatalf("exit %d stderr %q", code, errOut)
+	if out, errOut, code := e.run("list"); code != 0 || out != "No packages installed.\n" {
+		t.Fatalf("list: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if _, errOut, code := e.run("auth"); code != 1 || !strings.HasPrefix(errOut, "Error: relay auth is not supported yet") {
+		t.Fatalf("auth: exit %d stderr %q", code, errOut)
 	}
 	if n := len(e.fake.Requests()); n != 0 {
 		t.Fatalf("%d model requests", n)
