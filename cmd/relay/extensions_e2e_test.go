@@ -395,3 +395,16 @@ func TestNoExtensionsNoHost(t *testing.T) {
 		}
 	}
 }
+
+func TestExtensionVirtualModel(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "routed"}}, Repeat: true}, nil)
+	out, errOut, code := e.run("-p", model, "-e", extPath(t, "router.ts"), "/use-auto", "hi")
+	if code != 0 || out != "routed\n" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
+	}
+	reqs := e.fake.Requests()
+	if len(reqs) != 1 || requestModel(t, reqs[0]) != "claude-haiku-4-5" {
+		t.Fatalf("requests %d, model %q: the virtual model's route() did not pick the physical model", len(reqs), requestModel(t, reqs[0]))
+	}
+	e.checkSessions()
+}

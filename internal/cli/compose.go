@@ -344,6 +344,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	drv := layaauto.New(layaauto.Options{Settings: st, AgentDir: l.agentDir, Cwd: l.cwd, Env: llamaEnv(l.reg, l.env), PolicyFlag: a.LayaPolicy,
 		Interactive: l.mode == modeTUI, Version: Version, Tools: tools}, cfg.Models)
 	cfg.Models, cfg.Model = drv.Models(), drv.Model(cfg.Model)
+	cfg.Models = l.ext.Models(cfg.Models) // extensions' virtual models
 	rt, err := app.New(cfg)
 	if err != nil {
 		return err

@@ -107,6 +107,9 @@ type Manager struct {
 	// are the exited host's handlers, removed when the new one registers.
 	restarting chan struct{}
 	comps      map[int64]*hostComponent // host components the front end shows
+	virtual    map[string]*virtualModel // "provider/id" -> registerVirtualModel
+	routerOn   bool                     // the Route handler is on the seam
+	base       app.Models               // the registry Models wraps
 	doneComps  map[int64]func()         // custom() calls to end on component_done
 	stale      map[int64]func()
 	queue      chan func() // observed events, in order

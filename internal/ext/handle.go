@@ -34,6 +34,8 @@ type regItem struct {
 	Type        string          `json:"type"`
 	Default     any             `json:"default"`
 	Key         string          `json:"key"`
+	// Raw is the whole registration (virtual models read their fields).
+	Raw json.RawMessage `json:"-"`
 }
 
 // handle receives every host message that is not an answer. It runs on
@@ -44,11 +46,19 @@ func (m *Manager) handle(msg message) {
 	switch msg.Method {
 	case "register":
 		var p struct {
-			Ext   int       `json:"ext"`
-			Items []regItem `json:"items"`
+			Ext   int               `json:"ext"`
+			Items []json.RawMessage `json:"items"`
 		}
 		if json.Unmarshal(msg.Params, &p) == nil {
-			m.register(p.Ext, p.Items)
+			items := make([]regItem, 0, len(p.Items))
+			for _, raw := range p.Items {
+				var it regItem
+				if json.Unmarshal(raw, &it) == nil {
+					it.Raw = raw
+					items = append(items, it)
+				}
+			}
+			m.register(p.Ext, items)
 		}
 	case "unregister":
 		var p struct {
@@ -178,6 +188,8 @@ func (m *Manager) register(ext int, items []regItem) {
 			}
 		case "command":
 			err = m.addCommand(src, it)
+		case "virtualModel":
+			err = m.addVirtualModel(src, it)
 		case "flag":
 			m.mu.Lock()
 			m.flags[it.Name] = flagDecl{Ext: src, Description: it.Description, Type: it.Type, Default: it.Default}

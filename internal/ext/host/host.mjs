@@ -246,7 +246,7 @@ function makeAPI(ext) {
 				throw new Error("registerVirtualModel: provider, id and route are required");
 			virtualModels.set(`${def.provider}/${def.id}`, { ext, def });
 			const { route, ...plain } = def;
-			register(ext, { kind: "virtualModel", ...plain });
+			register(ext, { kind: "virtualModel", model: plain });
 		},
 		registerMcpServer(name, config) {
 			register(ext, { kind: "mcpServer", name, config });
