@@ -119,7 +119,9 @@ func FromAnswers(answers map[string]Answer, source string) (Assessment, error) {
 	as.Agent = choices["agent"]
 	as.Validation = choices["validation_level"]
 	as.Confidence = conf
-	// library_category is optional: a missing or unknown answer abstains.
+	// library_category is optional: a missing or unknown answer abstains,
+	// and so does one below LibraryMinConfidence (the router may ask for
+	// more with LAYA_LIBRARY_MIN_CONFIDENCE).
 	if a, ok := answers[LibraryQuestionID]; ok && a.Type == QChoice && indexOf(LibraryCategories, a.Choice) >= 0 {
 		as.LibraryConfidence = a.choiceConfidence()
 		if as.LibraryConfidence >= LibraryMinConfidence {

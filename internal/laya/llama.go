@@ -174,6 +174,9 @@ func (r *Router) classifyLlama(ctx context.Context, request string) (Assessment,
 		return Assessment{}, false
 	}
 	r.lastError = ""
+	if a.LibraryConfidence < r.cfg.LibraryMinConfidence {
+		a.LibraryCategory = ""
+	}
 	return a, true
 }
 

@@ -204,3 +204,21 @@ func TestUnknownRefsReportedOnce(t *testing.T) {
 		t.Errorf("unknown %v", u)
 	}
 }
+
+// LAYA_LIBRARY_MIN_CONFIDENCE raises the bar for library_category: an
+// answer below it abstains.
+func TestLibraryMinConfidence(t *testing.T) {
+	srv := llamacpptest.New(true, []llamacpptest.Model{{ID: "m", Status: "loaded"}})
+	defer srv.Close()
+	// engineering gets e^-0.05 against -12 for the nine others: about 0.9999.
+	srv.Classify = llamacpptest.Classify{Answer: LlamaAnswers(bugFix)}
+	for _, tc := range []struct {
+		min  float64
+		want string
+	}{{0, "engineering"}, {0.9, "engineering"}, {0.99999, ""}} {
+		r := newTestRouter(t, Config{Classifier: "llama.cpp", Llama: LlamaConfig{Root: srv.URL}, LibraryMinConfidence: tc.min}, "anthropic")
+		if a := r.Assess(t.Context(), "Fix the worker"); a.LibraryCategory != tc.want || a.Source != SourceLaya {
+			t.Errorf("min %v: library %q (confidence %v), want %q", tc.min, a.LibraryCategory, a.LibraryConfidence, tc.want)
+		}
+	}
+}

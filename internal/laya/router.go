@@ -82,6 +82,9 @@ type Config struct {
 	// llama.cpp server when it names llama.cpp.
 	Classifier string
 	Llama      LlamaConfig
+	// LibraryMinConfidence is LAYA_LIBRARY_MIN_CONFIDENCE: a
+	// library_category answer below it abstains (0 = LibraryMinConfidence).
+	LibraryMinConfidence float64
 }
 
 // UnavailableFor is how long the rules answer after a failed classifier

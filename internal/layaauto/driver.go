@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,12 +46,23 @@ func Config(st *settings.Settings, agentDir string, env config.Env) laya.Config 
 	}
 	return laya.Config{
 		Classifier: l.Classifier, Llama: laya.LlamaConfig{Root: root, APIKey: env.LlamaAPIKey},
-		Home: filepath.Join(agentDir, "laya"), BaseURL: base, APIKey: env.LayaAPIKey,
+		LibraryMinConfidence: libraryMinConfidence(env),
+		Home:                 filepath.Join(agentDir, "laya"), BaseURL: base, APIKey: env.LayaAPIKey,
 		Registry: l.Models, Quota: l.Quota, Policy: l.Policy, MinConfidence: l.MinConfidence,
 		EscalateAfterFailures: l.EscalateAfterFailures, ToolRouting: l.ToolRouting, Telemetry: l.Telemetry,
 		FollowProvider: l.FollowProvider, ModelGroups: l.ModelGroups,
 		Memory: l.Memory, Timeout: time.Duration(l.TimeoutMs) * time.Millisecond,
 	}
+}
+
+// libraryMinConfidence reads LAYA_LIBRARY_MIN_CONFIDENCE (0..1; anything
+// else leaves the default).
+func libraryMinConfidence(env config.Env) float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(env.Get("LAYA_LIBRARY_MIN_CONFIDENCE")), 64)
+	if err != nil || f < 0 || f > 1 {
+		return 0
+	}
+	return f
 }
 
 func cmpOr(a, b string) string {
