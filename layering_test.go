@@ -82,6 +82,7 @@ var layers = map[string]int{
 	"internal/deps":                    0,
 	"internal/changelog":               0,
 	"internal/jsonc":                   0,
+	"internal/jsonx":                   0, // the one JSON scanner and table decoder (llm, session)
 }
 
 func layerOf(pkg string) (int, bool) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/relay-agent/relay/internal/jsonx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -309,6 +310,6 @@ func (e Event) appendDeltaUpdate(dst []byte) ([]byte, bool) {
 	dst = append(dst, `","contentIndex":`...)
 	dst = strconv.AppendInt(dst, int64(ev.ContentIndex), 10)
 	dst = append(dst, `,"delta":`...)
-	dst = llm.AppendJSONString(dst, ev.Delta)
+	dst = jsonx.AppendString(dst, ev.Delta)
 	return append(dst, '}', '}'), true
 }

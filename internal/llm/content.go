@@ -3,6 +3,8 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // Block is one content block of a message: *TextContent, *ImageContent,
@@ -61,12 +63,13 @@ func (*ThinkingContent) BlockType() string { return "thinking" }
 func (*ToolCall) BlockType() string        { return "toolCall" }
 func (b *UnknownBlock) BlockType() string  { return b.Type }
 
+// Each block type is written with "type" first, then its members in
+// declaration order, then its Extra (see the message types).
+
+type textPlain TextContent
+
 func (b TextContent) MarshalJSON() ([]byte, error) {
-	return marshalKnown(struct {
-		Type          string `json:"type"`
-		Text          string `json:"text"`
-		TextSignature string `json:"textSignature,omitempty"`
-	}{"text", b.Text, b.TextSignature}, b.Extra)
+	return marshalTagged("type", "text", textPlain(b), b.Extra)
 }
 
 func (b *TextContent) UnmarshalJSON(data []byte) error {
@@ -74,25 +77,20 @@ func (b *TextContent) UnmarshalJSON(data []byte) error {
 		*b = *v.(*TextContent)
 		return nil
 	}
-	var w struct {
-		Type          string `json:"type"`
-		Text          string `json:"text"`
-		TextSignature string `json:"textSignature,omitempty"`
-	}
-	extra, err := unmarshalKnown(data, &w)
+	var w textPlain
+	extra, err := unmarshalKnown(data, &w, "type")
 	if err != nil {
 		return err
 	}
-	*b = TextContent{Text: w.Text, TextSignature: w.TextSignature, Extra: extra}
+	w.Extra = extra
+	*b = TextContent(w)
 	return nil
 }
 
+type imagePlain ImageContent
+
 func (b ImageContent) MarshalJSON() ([]byte, error) {
-	return marshalKnown(struct {
-		Type     string `json:"type"`
-		Data     string `json:"data"`
-		MimeType string `json:"mimeType"`
-	}{"image", b.Data, b.MimeType}, b.Extra)
+	return marshalTagged("type", "image", imagePlain(b), b.Extra)
 }
 
 func (b *ImageContent) UnmarshalJSON(data []byte) error {
@@ -100,26 +98,20 @@ func (b *ImageContent) UnmarshalJSON(data []byte) error {
 		*b = *v.(*ImageContent)
 		return nil
 	}
-	var w struct {
-		Type     string `json:"type"`
-		Data     string `json:"data"`
-		MimeType string `json:"mimeType"`
-	}
-	extra, err := unmarshalKnown(data, &w)
+	var w imagePlain
+	extra, err := unmarshalKnown(data, &w, "type")
 	if err != nil {
 		return err
 	}
-	*b = ImageContent{Data: w.Data, MimeType: w.MimeType, Extra: extra}
+	w.Extra = extra
+	*b = ImageContent(w)
 	return nil
 }
 
+type thinkingPlain ThinkingContent
+
 func (b ThinkingContent) MarshalJSON() ([]byte, error) {
-	return marshalKnown(struct {
-		Type              string `json:"type"`
-		Thinking          string `json:"thinking"`
-		ThinkingSignature string `json:"thinkingSignature,omitempty"`
-		Redacted          bool   `json:"redacted,omitempty"`
-	}{"thinking", b.Thinking, b.ThinkingSignature, b.Redacted}, b.Extra)
+	return marshalTagged("type", "thinking", thinkingPlain(b), b.Extra)
 }
 
 func (b *ThinkingContent) UnmarshalJSON(data []byte) error {
@@ -127,35 +119,24 @@ func (b *ThinkingContent) UnmarshalJSON(data []byte) error {
 		*b = *v.(*ThinkingContent)
 		return nil
 	}
-	var w struct {
-		Type              string `json:"type"`
-		Thinking          string `json:"thinking"`
-		ThinkingSignature string `json:"thinkingSignature,omitempty"`
-		Redacted          bool   `json:"redacted,omitempty"`
-	}
-	extra, err := unmarshalKnown(data, &w)
+	var w thinkingPlain
+	extra, err := unmarshalKnown(data, &w, "type")
 	if err != nil {
 		return err
 	}
-	*b = ThinkingContent{Thinking: w.Thinking, ThinkingSignature: w.ThinkingSignature, Redacted: w.Redacted, Extra: extra}
+	w.Extra = extra
+	*b = ThinkingContent(w)
 	return nil
 }
 
-type toolCallWire struct {
-	Type             string          `json:"type"`
-	ID               string          `json:"id"`
-	Name             string          `json:"name"`
-	Arguments        json.RawMessage `json:"arguments"`
-	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
-	Namespace        string          `json:"namespace,omitempty"`
-}
+type toolCallPlain ToolCall
 
 func (b ToolCall) MarshalJSON() ([]byte, error) {
-	args := b.Arguments
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
+	p := toolCallPlain(b)
+	if len(p.Arguments) == 0 {
+		p.Arguments = json.RawMessage("{}")
 	}
-	return marshalKnown(toolCallWire{"toolCall", b.ID, b.Name, args, b.ThoughtSignature, b.Namespace}, b.Extra)
+	return marshalTagged("type", "toolCall", p, b.Extra)
 }
 
 func (b *ToolCall) UnmarshalJSON(data []byte) error {
@@ -163,12 +144,13 @@ func (b *ToolCall) UnmarshalJSON(data []byte) error {
 		*b = *v.(*ToolCall)
 		return nil
 	}
-	var w toolCallWire
-	extra, err := unmarshalKnown(data, &w)
+	var w toolCallPlain
+	extra, err := unmarshalKnown(data, &w, "type")
 	if err != nil {
 		return err
 	}
-	*b = ToolCall{ID: w.ID, Name: w.Name, Arguments: w.Arguments, ThoughtSignature: w.ThoughtSignature, Namespace: w.Namespace, Extra: extra}
+	w.Extra = extra
+	*b = ToolCall(w)
 	return nil
 }
 
@@ -176,9 +158,9 @@ func (b UnknownBlock) MarshalJSON() ([]byte, error) { return b.Raw, nil }
 
 // DecodeBlock decodes one content block by its "type".
 func DecodeBlock(data []byte) (Block, error) {
-	t, ok := fastBlockType(data)
+	t, ok := fastFirst(data, "type")
 	if !ok {
-		t, _ = PeekString(data, "type")
+		t, _ = jsonx.PeekString(data, "type")
 	}
 	var b Block
 	switch t {
@@ -216,7 +198,7 @@ func (bs Blocks) MarshalJSON() ([]byte, error) {
 }
 
 func (bs *Blocks) UnmarshalJSON(data []byte) error {
-	if fastBlocks(data, bs) {
+	if fastValue(data, bs, decodeBlocks) {
 		return nil
 	}
 	var raws []json.RawMessage
@@ -257,7 +239,7 @@ func (c Content) MarshalJSON() ([]byte, error) {
 }
 
 func (c *Content) UnmarshalJSON(data []byte) error {
-	if fastContent(data, c) {
+	if fastValue(data, c, decodeContent) {
 		return nil
 	}
 	if len(data) > 0 && data[0] == '"' {

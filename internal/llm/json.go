@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // Extra holds object members we do not model, so that a record written by a
@@ -36,20 +38,28 @@ func knownKeys(t reflect.Type) map[string]bool {
 }
 
 // unmarshalKnown decodes data into the struct pointed to by v and returns the
-// members v does not declare. The extra pass only runs when the object has
-// members outside v's fields, so common records decode once.
-func unmarshalKnown(data []byte, v any) (Extra, error) {
+// members neither v nor tags (a discriminator such as "role") declare. The
+// extra pass only runs when the object has members outside v's fields, so
+// common records decode once.
+func unmarshalKnown(data []byte, v any, tags ...string) (Extra, error) {
 	if err := json.Unmarshal(data, v); err != nil {
 		return nil, err
 	}
-	known := knownKeys(reflect.TypeOf(v).Elem())
-	unknown := false
-	forEachTopLevelKey(data, func(k string) bool {
-		if !known[k] {
-			unknown = true
-			return false
+	fields := knownKeys(reflect.TypeOf(v).Elem())
+	known := func(k string) bool {
+		for _, t := range tags {
+			if k == t {
+				return true
+			}
 		}
-		return true
+		return fields[k]
+	}
+	unknown := false
+	// data is valid JSON (encoding/json just decoded it): the member
+	// scan cannot fail.
+	_ = jsonx.EachMember(data, func(m jsonx.Member) bool {
+		unknown = !known(m.Key)
+		return !unknown
 	})
 	if !unknown {
 		return nil, nil
@@ -59,7 +69,7 @@ func unmarshalKnown(data []byte, v any) (Extra, error) {
 		return nil, err
 	}
 	for k := range all {
-		if known[k] {
+		if known(k) {
 			delete(all, k)
 		}
 	}
@@ -99,6 +109,26 @@ func marshalKnown(v any, extra Extra) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// marshalTagged encodes a message or block type: the discriminator member
+// tag:value first, as the original writes it, then plain (a method-less
+// conversion of the type) and the extra members as marshalKnown writes
+// them.
+func marshalTagged(tag, value string, plain any, extra Extra) ([]byte, error) {
+	b, err := marshalKnown(plain, extra)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(tag)+len(value)+len(b)+6)
+	out = append(out, '{')
+	out = jsonx.AppendString(out, tag)
+	out = append(out, ':')
+	out = jsonx.AppendString(out, value)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[1:]...), nil
+}
+
 // Marshal is json.Marshal without HTML escaping and without a trailing newline.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
@@ -117,129 +147,4 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
-}
-
-// forEachTopLevelKey calls fn with each member name of the JSON object in
-// data, without decoding values. It stops when fn returns false. Malformed
-// input simply ends the scan; the real decoder reports errors.
-func forEachTopLevelKey(data []byte, fn func(string) bool) {
-	depth := 0
-	expectKey := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch c {
-		case '{':
-			depth++
-			if depth == 1 {
-				expectKey = true
-			}
-		case '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			if depth == 1 {
-				expectKey = true
-			}
-		case '"':
-			start := i + 1
-			esc := false
-			j := start
-			for ; j < len(data); j++ {
-				if esc {
-					esc = false
-					continue
-				}
-				if data[j] == '\\' {
-					esc = true
-					continue
-				}
-				if data[j] == '"' {
-					break
-				}
-			}
-			if depth == 1 && expectKey {
-				expectKey = false
-				raw := data[start:j]
-				var key string
-				if bytes.IndexByte(raw, '\\') >= 0 {
-					_ = json.Unmarshal(data[start-1:j+1], &key)
-				} else {
-					key = string(raw)
-				}
-				if !fn(key) {
-					return
-				}
-			}
-			i = j
-		}
-	}
-}
-
-// PeekString returns the top-level string member name of a JSON object
-// without a full decode; ok is false when absent or not a string.
-func PeekString(data []byte, name string) (string, bool) {
-	depth := 0
-	expectKey := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch c {
-		case '{':
-			depth++
-			if depth == 1 {
-				expectKey = true
-			}
-		case '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			if depth == 1 {
-				expectKey = true
-			}
-		case '"':
-			end := skipString(data, i)
-			if depth == 1 && expectKey {
-				expectKey = false
-				if string(data[i+1:end]) == name {
-					k := end + 1
-					for k < len(data) && (data[k] == ' ' || data[k] == ':' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r') {
-						k++
-					}
-					if k < len(data) && data[k] == '"' {
-						ve := skipString(data, k)
-						if ve >= len(data) {
-							return "", false
-						}
-						var s string
-						if err := json.Unmarshal(data[k:ve+1], &s); err != nil {
-							return "", false
-						}
-						return s, true
-					}
-					return "", false
-				}
-			}
-			i = end
-		}
-	}
-	return "", false
-}
-
-// skipString returns the index of the closing quote of the string starting at i.
-func skipString(data []byte, i int) int {
-	esc := false
-	for j := i + 1; j < len(data); j++ {
-		if esc {
-			esc = false
-			continue
-		}
-		switch data[j] {
-		case '\\':
-			esc = true
-		case '"':
-			return j
-		}
-	}
-	return len(data)
 }

@@ -3,6 +3,8 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // Roles of AgentMessage. Unknown roles decode to *UnknownMessage.
@@ -125,10 +127,10 @@ func (s *Sections) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	out := make(Sections, 0, len(m))
-	forEachTopLevelKey(data, func(k string) bool {
-		if v, ok := m[k]; ok {
-			out = append(out, Section{Name: k, Text: v})
-			delete(m, k)
+	_ = jsonx.EachMember(data, func(mem jsonx.Member) bool {
+		if v, ok := m[mem.Key]; ok {
+			out = append(out, Section{Name: mem.Key, Text: v})
+			delete(m, mem.Key)
 		}
 		return true
 	})
@@ -284,236 +286,176 @@ func (*BranchSummaryMessage) MessageRole() string     { return RoleBranchSummary
 func (*CompactionSummaryMessage) MessageRole() string { return RoleCompactionSummary }
 func (m *UnknownMessage) MessageRole() string         { return m.Role }
 
-// The wire structs put "role" first, as the original writes it.
+// Each message type is written with "role" first, as the original writes
+// it, then its members in declaration order, then its Extra. The xxxPlain
+// conversions have no methods, so encoding/json encodes and decodes their
+// fields without recursing into MarshalJSON / UnmarshalJSON.
 
-type systemWire struct {
-	Role         string     `json:"role"`
-	Content      Content    `json:"content"`
-	Sections     Sections   `json:"sections,omitzero"`
-	ToolsAdded   []ToolSpec `json:"toolsAdded,omitzero"`
-	ToolsRemoved []ToolRef  `json:"toolsRemoved,omitzero"`
-	Replace      bool       `json:"replace,omitempty"`
-	Timestamp    int64      `json:"timestamp"`
-}
+type systemPlain SystemMessage
 
 func (m SystemMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(systemWire{RoleSystem, m.Content, m.Sections, m.ToolsAdded, m.ToolsRemoved, m.Replace, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleSystem, systemPlain(m), m.Extra)
 }
 
 func (m *SystemMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleSystem); ok {
+	if v, ok := fastMessage(data, RoleSystem, false); ok {
 		*m = *v.(*SystemMessage)
 		return nil
 	}
-	var w systemWire
-	extra, err := unmarshalKnown(data, &w)
+	var w systemPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = SystemMessage{w.Content, w.Sections, w.ToolsAdded, w.ToolsRemoved, w.Replace, w.Timestamp, extra}
+	w.Extra = extra
+	*m = SystemMessage(w)
 	return nil
 }
 
-type userWire struct {
-	Role      string  `json:"role"`
-	Content   Content `json:"content"`
-	Timestamp int64   `json:"timestamp"`
-}
+type userPlain UserMessage
 
 func (m UserMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(userWire{RoleUser, m.Content, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleUser, userPlain(m), m.Extra)
 }
 
 func (m *UserMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleUser); ok {
+	if v, ok := fastMessage(data, RoleUser, false); ok {
 		*m = *v.(*UserMessage)
 		return nil
 	}
-	var w userWire
-	extra, err := unmarshalKnown(data, &w)
+	var w userPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = UserMessage{w.Content, w.Timestamp, extra}
+	w.Extra = extra
+	*m = UserMessage(w)
 	return nil
 }
 
-type assistantWire struct {
-	Role                  string          `json:"role"`
-	Content               Blocks          `json:"content"`
-	API                   string          `json:"api"`
-	Provider              string          `json:"provider"`
-	Model                 string          `json:"model"`
-	ResponseModel         string          `json:"responseModel,omitempty"`
-	ResponseID            string          `json:"responseId,omitempty"`
-	ProviderThinkingLevel string          `json:"providerThinkingLevel,omitempty"`
-	ThinkingLevel         string          `json:"thinkingLevel,omitempty"`
-	Diagnostics           json.RawMessage `json:"diagnostics,omitempty"`
-	Usage                 Usage           `json:"usage"`
-	StopReason            StopReason      `json:"stopReason"`
-	Deferred              *DeferredHandle `json:"deferred,omitempty"`
-	ErrorMessage          string          `json:"errorMessage,omitempty"`
-	RawStopReason         string          `json:"rawStopReason,omitempty"`
-	EndTurn               *bool           `json:"endTurn,omitempty"`
-	Timestamp             int64           `json:"timestamp"`
-}
+type assistantPlain AssistantMessage
 
 func (m AssistantMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(assistantWire{RoleAssistant, m.Content, m.API, m.Provider, m.Model, m.ResponseModel, m.ResponseID,
-		m.ProviderThinkingLevel, m.ThinkingLevel, m.Diagnostics, m.Usage, m.StopReason, m.Deferred, m.ErrorMessage,
-		m.RawStopReason, m.EndTurn, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleAssistant, assistantPlain(m), m.Extra)
 }
 
 func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleAssistant); ok {
+	if v, ok := fastMessage(data, RoleAssistant, false); ok {
 		*m = *v.(*AssistantMessage)
 		return nil
 	}
-	var w assistantWire
-	extra, err := unmarshalKnown(data, &w)
+	var w assistantPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = AssistantMessage{w.Content, w.API, w.Provider, w.Model, w.ResponseModel, w.ResponseID,
-		w.ProviderThinkingLevel, w.ThinkingLevel, w.Diagnostics, w.Usage, w.StopReason, w.Deferred, w.ErrorMessage,
-		w.RawStopReason, w.EndTurn, w.Timestamp, extra, nil}
+	w.Extra = extra
+	*m = AssistantMessage(w)
 	return nil
 }
 
-type toolResultWire struct {
-	Role        string          `json:"role"`
-	ToolCallID  string          `json:"toolCallId"`
-	ToolName    string          `json:"toolName"`
-	Content     Blocks          `json:"content"`
-	Details     json.RawMessage `json:"details,omitempty"`
-	Usage       *Usage          `json:"usage,omitempty"`
-	NestedCalls json.RawMessage `json:"nestedCalls,omitempty"`
-	IsError     bool            `json:"isError"`
-	Timestamp   int64           `json:"timestamp"`
-}
+type toolResultPlain ToolResultMessage
 
 func (m ToolResultMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(toolResultWire{RoleToolResult, m.ToolCallID, m.ToolName, m.Content, m.Details, m.Usage, m.NestedCalls, m.IsError, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleToolResult, toolResultPlain(m), m.Extra)
 }
 
 func (m *ToolResultMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleToolResult); ok {
+	if v, ok := fastMessage(data, RoleToolResult, false); ok {
 		*m = *v.(*ToolResultMessage)
 		return nil
 	}
-	var w toolResultWire
-	extra, err := unmarshalKnown(data, &w)
+	var w toolResultPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = ToolResultMessage{w.ToolCallID, w.ToolName, w.Content, w.Details, w.Usage, w.NestedCalls, w.IsError, w.Timestamp, extra}
+	w.Extra = extra
+	*m = ToolResultMessage(w)
 	return nil
 }
 
-type bashWire struct {
-	Role               string `json:"role"`
-	Command            string `json:"command"`
-	Output             string `json:"output"`
-	ExitCode           *int   `json:"exitCode"`
-	Cancelled          bool   `json:"cancelled"`
-	Truncated          bool   `json:"truncated"`
-	FullOutputPath     string `json:"fullOutputPath,omitempty"`
-	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
-	Timestamp          int64  `json:"timestamp"`
-}
+type bashPlain BashExecutionMessage
 
 func (m BashExecutionMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(bashWire{RoleBashExecution, m.Command, m.Output, m.ExitCode, m.Cancelled, m.Truncated, m.FullOutputPath, m.ExcludeFromContext, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleBashExecution, bashPlain(m), m.Extra)
 }
 
 func (m *BashExecutionMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleBashExecution); ok {
+	if v, ok := fastMessage(data, RoleBashExecution, false); ok {
 		*m = *v.(*BashExecutionMessage)
 		return nil
 	}
-	var w bashWire
-	extra, err := unmarshalKnown(data, &w)
+	var w bashPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = BashExecutionMessage{w.Command, w.Output, w.ExitCode, w.Cancelled, w.Truncated, w.FullOutputPath, w.ExcludeFromContext, w.Timestamp, extra}
+	w.Extra = extra
+	*m = BashExecutionMessage(w)
 	return nil
 }
 
-type customWire struct {
-	Role       string          `json:"role"`
-	CustomType string          `json:"customType"`
-	Content    Content         `json:"content"`
-	Display    bool            `json:"display"`
-	Details    json.RawMessage `json:"details,omitempty"`
-	Timestamp  int64           `json:"timestamp"`
-}
+type customPlain CustomMessage
 
 func (m CustomMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(customWire{RoleCustom, m.CustomType, m.Content, m.Display, m.Details, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleCustom, customPlain(m), m.Extra)
 }
 
 func (m *CustomMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleCustom); ok {
+	if v, ok := fastMessage(data, RoleCustom, false); ok {
 		*m = *v.(*CustomMessage)
 		return nil
 	}
-	var w customWire
-	extra, err := unmarshalKnown(data, &w)
+	var w customPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = CustomMessage{w.CustomType, w.Content, w.Display, w.Details, w.Timestamp, extra}
+	w.Extra = extra
+	*m = CustomMessage(w)
 	return nil
 }
 
-type branchSummaryWire struct {
-	Role      string  `json:"role"`
-	Summary   string  `json:"summary"`
-	FromID    *string `json:"fromId"`
-	Timestamp int64   `json:"timestamp"`
-}
+type branchSummaryPlain BranchSummaryMessage
 
 func (m BranchSummaryMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(branchSummaryWire{RoleBranchSummary, m.Summary, m.FromID, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleBranchSummary, branchSummaryPlain(m), m.Extra)
 }
 
 func (m *BranchSummaryMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleBranchSummary); ok {
+	if v, ok := fastMessage(data, RoleBranchSummary, false); ok {
 		*m = *v.(*BranchSummaryMessage)
 		return nil
 	}
-	var w branchSummaryWire
-	extra, err := unmarshalKnown(data, &w)
+	var w branchSummaryPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = BranchSummaryMessage{w.Summary, w.FromID, w.Timestamp, extra}
+	w.Extra = extra
+	*m = BranchSummaryMessage(w)
 	return nil
 }
 
-type compactionSummaryWire struct {
-	Role         string `json:"role"`
-	Summary      string `json:"summary"`
-	TokensBefore int    `json:"tokensBefore"`
-	Timestamp    int64  `json:"timestamp"`
-}
+type compactionSummaryPlain CompactionSummaryMessage
 
 func (m CompactionSummaryMessage) MarshalJSON() ([]byte, error) {
-	return marshalKnown(compactionSummaryWire{RoleCompactionSummary, m.Summary, m.TokensBefore, m.Timestamp}, m.Extra)
+	return marshalTagged("role", RoleCompactionSummary, compactionSummaryPlain(m), m.Extra)
 }
 
 func (m *CompactionSummaryMessage) UnmarshalJSON(data []byte) error {
-	if v, ok := fastMessage(data, RoleCompactionSummary); ok {
+	if v, ok := fastMessage(data, RoleCompactionSummary, false); ok {
 		*m = *v.(*CompactionSummaryMessage)
 		return nil
 	}
-	var w compactionSummaryWire
-	extra, err := unmarshalKnown(data, &w)
+	var w compactionSummaryPlain
+	extra, err := unmarshalKnown(data, &w, "role")
 	if err != nil {
 		return err
 	}
-	*m = CompactionSummaryMessage{w.Summary, w.TokensBefore, w.Timestamp, extra}
+	w.Extra = extra
+	*m = CompactionSummaryMessage(w)
 	return nil
 }
 
@@ -532,9 +474,9 @@ func DecodeMessage(data []byte) (Message, error) { return decodeMessage(data, fa
 func DecodeMessageShared(data []byte) (Message, error) { return decodeMessage(data, true) }
 
 func decodeMessage(data []byte, shared bool) (Message, error) {
-	role, ok := fastRole(data)
+	role, ok := fastFirst(data, "role")
 	if !ok {
-		role, _ = PeekString(data, "role")
+		role, _ = jsonx.PeekString(data, "role")
 	}
 	var m Message
 	switch role {
@@ -560,7 +502,7 @@ func decodeMessage(data []byte, shared bool) (Message, error) {
 		}
 		return &UnknownMessage{Role: role, Raw: append(json.RawMessage(nil), data...)}, nil
 	}
-	if fm, ok := fastMessageOf(data, role, shared); ok {
+	if fm, ok := fastMessage(data, role, shared); ok {
 		return fm, nil
 	}
 	if err := json.Unmarshal(data, m); err != nil {
@@ -573,7 +515,7 @@ func decodeMessage(data []byte, shared bool) (Message, error) {
 type Messages []Message
 
 func (ms *Messages) UnmarshalJSON(data []byte) error {
-	if fastMessages(data, ms) {
+	if fastValue(data, ms, decodeMessages) {
 		return nil
 	}
 	var raws []json.RawMessage

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // The single-pass decoder must yield exactly what the encoding/json path
@@ -267,11 +269,11 @@ func TestFastDecodeTakesFixtures(t *testing.T) {
 		lines = append(lines, l)
 	}
 	for _, line := range lines {
-		role, _ := PeekString(line, "role")
+		role, _ := jsonx.PeekString(line, "role")
 		if !knownRole(role) {
 			continue
 		}
-		if _, ok := fastMessage(line, role); !ok {
+		if _, ok := fastMessage(line, role, false); !ok {
 			t.Errorf("fast path refused %s", line)
 		}
 	}
@@ -556,8 +558,8 @@ func TestFastDecodeGenerated(t *testing.T) {
 		if d := sameDecode(in, i%10 == 0); d != "" {
 			t.Fatalf("%s\n%s", in, d)
 		}
-		if role, _ := PeekString(in, "role"); knownRole(role) {
-			if _, ok := fastMessage(in, role); ok {
+		if role, _ := jsonx.PeekString(in, "role"); knownRole(role) {
+			if _, ok := fastMessage(in, role, false); ok {
 				fast++
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/relay-agent/relay/internal/jsonx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -77,7 +78,7 @@ type streamState struct {
 	t       *target
 	blocks  []blockRef
 	stopped bool
-	sc      llm.Scanner
+	sc      jsonx.Scanner
 }
 
 func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder, t *target) *llm.AssistantMessage {

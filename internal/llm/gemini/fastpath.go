@@ -3,7 +3,7 @@ package gemini
 import (
 	"strings"
 
-	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // fastPath can be turned off by tests to check that both decoders agree.
@@ -18,20 +18,20 @@ var fastPath = true
 //
 // Chunks of one stream repeat the same bytes around their text (and
 // token counts): once a chunk with a single text part was decoded, the
-// following ones matching it outside those values (llm.Template) only
+// following ones matching it outside those values (jsonx.Template) only
 // have them read.
 type fastDecoder struct {
-	p     llm.Scanner
+	p     jsonx.Scanner
 	parts []part
 	texts []string
 	usage usageMetadata
 	cands [1]candidate
 
-	holes []llm.Hole // of the chunk being decoded
-	roles []int      // what each hole is: holeText, holeSkip or a usage field
-	text  int        // index in holes of the text, -1 when none
+	holes []jsonx.Hole // of the chunk being decoded
+	roles []int        // what each hole is: holeText, holeSkip or a usage field
+	text  int          // index in holes of the text, -1 when none
 
-	tmpl      llm.Template
+	tmpl      jsonx.Template
 	tmplRoles []int
 	tmplUsage usageMetadata // the template's counts
 	// out is the chunk a match decodes to: the template's (strings
@@ -41,7 +41,7 @@ type fastDecoder struct {
 	outPart  [1]part
 	outText  string
 	outUsage usageMetadata
-	spans    []llm.Hole
+	spans    []jsonx.Hole
 }
 
 // Hole roles besides the usage fields (usagePrompt...).
@@ -143,7 +143,7 @@ func (d *fastDecoder) matchTemplate(data []byte, ch *chunk) bool {
 		return false
 	}
 	if cap(d.spans) < n {
-		d.spans = make([]llm.Hole, n)
+		d.spans = make([]jsonx.Hole, n)
 	}
 	spans := d.spans[:n]
 	if !d.tmpl.Match(data, spans) {
@@ -253,7 +253,7 @@ func (d *fastDecoder) part() bool {
 			var ok bool
 			text, ok = p.StringView()
 			hasText = true
-			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleString})
+			d.holes = append(d.holes, jsonx.Hole{Start: start, End: p.Pos(), Kind: jsonx.HoleString})
 			d.roles = append(d.roles, holeText)
 			return ok
 		case "thought":
@@ -298,14 +298,14 @@ func (d *fastDecoder) usageMetadata(u *usageMetadata) bool {
 			}
 			if c == '-' || c >= '0' && c <= '9' {
 				// Counts change from chunk to chunk (totalTokenCount).
-				d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleInt})
+				d.holes = append(d.holes, jsonx.Hole{Start: start, End: p.Pos(), Kind: jsonx.HoleInt})
 				d.roles = append(d.roles, holeSkip)
 			}
 			return true
 		}
 		n, ok := p.Int()
 		*usageField(u, role) = n
-		d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleInt})
+		d.holes = append(d.holes, jsonx.Hole{Start: start, End: p.Pos(), Kind: jsonx.HoleInt})
 		d.roles = append(d.roles, role)
 		return ok
 	})

@@ -3,7 +3,7 @@ package openai
 import (
 	"strings"
 
-	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // fastPath can be turned off by tests to check that both decoders agree.
@@ -23,27 +23,27 @@ type fastChunk struct {
 
 // fastDecoder decodes the common chunks without encoding/json. Chunks of
 // one stream repeat the same bytes around their text: once one was
-// decoded, the following ones matching it outside the text (llm.Template)
+// decoded, the following ones matching it outside the text (jsonx.Template)
 // only have their text read. Failing that, a chunk starting with the same
 // leading members (id, object, created, model, fingerprint) as the last
 // one skips straight to its choices.
 type fastDecoder struct {
-	p      llm.Scanner
+	p      jsonx.Scanner
 	prefix []byte // the last decoded chunk up to the value of "choices"
 	// id and model read from prefix (cloned), the values of the chunks
 	// that share it.
 	prefixID, prefixModel string
 
-	holes   []llm.Hole // of the chunk being decoded
-	texts   int        // text members (content, reasoning...) seen in it
-	text    int        // index in holes of the text, -1 when none
-	textKey string     // its member name
+	holes   []jsonx.Hole // of the chunk being decoded
+	texts   int          // text members (content, reasoning...) seen in it
+	text    int          // index in holes of the text, -1 when none
+	textKey string       // its member name
 
-	tmpl      llm.Template
+	tmpl      jsonx.Template
 	tmplChunk fastChunk // the template's chunk, strings cloned
 	tmplText  int       // index in holes of its text
 	tmplField string    // and its member name
-	spans     []llm.Hole
+	spans     []jsonx.Hole
 }
 
 // decode fills f from data and reports whether the chunk had only what
@@ -112,7 +112,7 @@ func (d *fastDecoder) matchTemplate(data []byte, f *fastChunk) bool {
 		return false
 	}
 	if cap(d.spans) < n {
-		d.spans = make([]llm.Hole, n)
+		d.spans = make([]jsonx.Hole, n)
 	}
 	spans := d.spans[:n]
 	if !d.tmpl.Match(data, spans) {
@@ -157,7 +157,7 @@ func topLevel(d *fastDecoder, key string, f *fastChunk) bool {
 			return false
 		}
 		if str {
-			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleString})
+			d.holes = append(d.holes, jsonx.Hole{Start: start, End: p.Pos(), Kind: jsonx.HoleString})
 		}
 		return true
 	case "object", "created", "system_fingerprint", "service_tier", "provider":
@@ -208,7 +208,7 @@ func decodeDelta(d *fastDecoder, f *fastChunk) bool {
 			}
 			d.texts++
 			d.text, d.textKey = len(d.holes), key
-			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleString})
+			d.holes = append(d.holes, jsonx.Hole{Start: start, End: p.Pos(), Kind: jsonx.HoleString})
 			if key == "content" {
 				f.content = s
 			} else if f.reasoningField == "" && s != "" {

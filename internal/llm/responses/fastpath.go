@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // fastPath can be turned off by tests to check that both decoders agree.
@@ -30,22 +30,22 @@ func deltaEvent(name string) string {
 // fastDecoder decodes events without encoding/json. Delta events are
 // almost all of a long answer and repeat the same bytes around their text
 // (and sequence number, and padding): once one was decoded, the following
-// ones matching it outside those values (llm.Template) only have their
+// ones matching it outside those values (jsonx.Template) only have their
 // delta read.
 type fastDecoder struct {
-	p     llm.Scanner
+	p     jsonx.Scanner
 	index int // the event's output_index (e.OutputIndex points here)
 
-	holes []llm.Hole // of the event being decoded
-	delta int        // index in holes of the delta, -1 when none
-	other bool       // the event has members a template does not carry
+	holes []jsonx.Hole // of the event being decoded
+	delta int          // index in holes of the delta, -1 when none
+	other bool         // the event has members a template does not carry
 
-	tmpl      llm.Template
+	tmpl      jsonx.Template
 	tmplType  string
 	tmplIndex *int // nil when the template event had no output_index
 	tmplAt    int  // the template's output_index
 	tmplDelta int  // index in holes of its delta
-	spans     []llm.Hole
+	spans     []jsonx.Hole
 }
 
 // decode fills e from data without encoding/json and reports whether it
@@ -91,7 +91,7 @@ func (d *fastDecoder) decode(data []byte, e *event) bool {
 			} else {
 				d.other = true // twice: keep it simple
 			}
-			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: llm.HoleString})
+			d.holes = append(d.holes, jsonx.Hole{Start: start, End: p.Pos(), Kind: jsonx.HoleString})
 			return ok
 		case "arguments":
 			d.other = true
@@ -130,14 +130,14 @@ func (d *fastDecoder) decode(data []byte, e *event) bool {
 		case "sequence_number", "obfuscation":
 			// Different in every event: holes of the template.
 			start := p.Start()
-			kind := llm.HoleInt
+			kind := jsonx.HoleInt
 			if p.Peek() == '"' {
-				kind = llm.HoleString
+				kind = jsonx.HoleString
 			}
 			if !p.Skip() {
 				return false
 			}
-			d.holes = append(d.holes, llm.Hole{Start: start, End: p.Pos(), Kind: kind})
+			d.holes = append(d.holes, jsonx.Hole{Start: start, End: p.Pos(), Kind: kind})
 			return true
 		}
 		return p.Skip() // item_id, content_index, logprobs, part ...
@@ -171,7 +171,7 @@ func (d *fastDecoder) matchTemplate(data []byte, e *event) bool {
 		return false
 	}
 	if cap(d.spans) < n {
-		d.spans = make([]llm.Hole, n)
+		d.spans = make([]jsonx.Hole, n)
 	}
 	spans := d.spans[:n]
 	if !d.tmpl.Match(data, spans) {
@@ -191,7 +191,7 @@ func (d *fastDecoder) matchTemplate(data []byte, e *event) bool {
 	return true
 }
 
-func decodeItem(p *llm.Scanner, it *item) bool {
+func decodeItem(p *jsonx.Scanner, it *item) bool {
 	return p.Object(func(key string) bool {
 		var dst *string
 		switch key {
@@ -221,7 +221,7 @@ func decodeItem(p *llm.Scanner, it *item) bool {
 	})
 }
 
-func decodeResponse(p *llm.Scanner, r *response) bool {
+func decodeResponse(p *jsonx.Scanner, r *response) bool {
 	return p.Object(func(key string) bool {
 		switch key {
 		case "id", "model", "status":
@@ -250,7 +250,7 @@ func decodeResponse(p *llm.Scanner, r *response) bool {
 	})
 }
 
-func decodeUsage(p *llm.Scanner, u *usage) bool {
+func decodeUsage(p *jsonx.Scanner, u *usage) bool {
 	return p.Object(func(key string) bool {
 		switch key {
 		case "input_tokens":
@@ -278,7 +278,7 @@ func decodeUsage(p *llm.Scanner, u *usage) bool {
 
 // intMember reads the integer member name of an object into dst and skips
 // the others.
-func intMember(p *llm.Scanner, name string, dst *int) func(key string) bool {
+func intMember(p *jsonx.Scanner, name string, dst *int) func(key string) bool {
 	return func(key string) bool {
 		if key != name {
 			return p.Skip()
