@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/relay-agent/relay/internal/jsonx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -417,8 +418,8 @@ func (m *Manager) CreateBranchedSession(leafID string) (string, error) {
 		c := copyEntry(e)
 		if i == 0 && c.ParentID != "" {
 			// A root whose recorded parent is missing: make it a real root.
-			ms, _ := scanObject(c.raw)
-			c, _ = parseEntry(rewriteObject(c.raw, ms, nil, map[string][]byte{"parentId": []byte("null")}, nil), 0)
+			ms, _ := jsonx.Members(c.raw)
+			c, _ = parseEntry(jsonx.Rewrite(c.raw, ms, nil, map[string][]byte{"parentId": []byte("null")}, nil), 0)
 		}
 		nm.index(c)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/relay-agent/relay/internal/jsonx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -64,34 +65,26 @@ func newHeader(id, cwd, parent string, now time.Time) *Header {
 }
 
 // parseHeader reads a header record; ok is false when b is not one.
-func parseHeader(b []byte, ms []member) (*Header, bool) {
-	t, _ := findString(b, ms, "type")
+func parseHeader(b []byte, ms []jsonx.Member) (*Header, bool) {
+	t, _ := jsonx.FindString(b, ms, "type")
 	if t != TypeSession {
 		return nil, false
 	}
 	h := &Header{raw: b, Version: 1}
 	var ok bool
-	if h.ID, ok = findString(b, ms, "id"); !ok {
+	if h.ID, ok = jsonx.FindString(b, ms, "id"); !ok {
 		return nil, false
 	}
-	h.Timestamp, _ = findString(b, ms, "timestamp")
-	h.Cwd, _ = findString(b, ms, "cwd")
-	h.ParentSession, _ = findString(b, ms, "parentSession")
-	if v, ok := find(b, ms, "version"); ok {
+	h.Timestamp, _ = jsonx.FindString(b, ms, "timestamp")
+	h.Cwd, _ = jsonx.FindString(b, ms, "cwd")
+	h.ParentSession, _ = jsonx.FindString(b, ms, "parentSession")
+	if v, ok := jsonx.Find(b, ms, "version"); ok {
 		var n int
 		if err := json.Unmarshal(v, &n); err == nil {
 			h.Version = n
 		}
 	}
 	return h, true
-}
-
-func findString(b []byte, ms []member, key string) (string, bool) {
-	v, ok := find(b, ms, key)
-	if !ok {
-		return "", false
-	}
-	return stringValue(v)
 }
 
 // Entry is one record of the session tree. It keeps the line exactly as it
@@ -277,30 +270,30 @@ func (e *Entry) SessionInfo() *SessionInfoEntry { b, _ := e.body.(*SessionInfoEn
 // parseEntry builds an Entry from one record (not a header). It fails only
 // when the record is not a usable entry; unknown types are fine.
 func parseEntry(b []byte, line int) (*Entry, error) {
-	ms, err := scanObject(b)
+	ms, err := jsonx.Members(b)
 	if err != nil {
 		return nil, err
 	}
 	return entryFromMembers(b, ms, line)
 }
 
-func entryFromMembers(b []byte, ms []member, line int) (*Entry, error) {
+func entryFromMembers(b []byte, ms []jsonx.Member, line int) (*Entry, error) {
 	e := &Entry{raw: b, Line: line}
 	var ok bool
-	if e.Type, ok = findString(b, ms, "type"); !ok {
+	if e.Type, ok = jsonx.FindString(b, ms, "type"); !ok {
 		return nil, fmt.Errorf("record has no \"type\"")
 	}
-	if e.ID, ok = findString(b, ms, "id"); !ok || e.ID == "" {
+	if e.ID, ok = jsonx.FindString(b, ms, "id"); !ok || e.ID == "" {
 		return nil, fmt.Errorf("%s entry has no \"id\"", e.Type)
 	}
-	if v, ok := find(b, ms, "parentId"); ok && string(v) != "null" {
-		if e.ParentID, ok = stringValue(v); !ok {
+	if v, ok := jsonx.Find(b, ms, "parentId"); ok && string(v) != "null" {
+		if e.ParentID, ok = jsonx.StringValue(v); !ok {
 			return nil, fmt.Errorf("entry %s: \"parentId\" is not a string or null", e.ID)
 		}
 	}
-	e.Timestamp, _ = findString(b, ms, "timestamp")
+	e.Timestamp, _ = jsonx.FindString(b, ms, "timestamp")
 	if e.Type == TypeMessage {
-		v, ok := find(b, ms, "message")
+		v, ok := jsonx.Find(b, ms, "message")
 		if !ok || len(v) == 0 || v[0] != '{' {
 			return nil, fmt.Errorf("message entry %s has no message object", e.ID)
 		}
@@ -330,11 +323,11 @@ func peekRole(v []byte) string {
 			}
 		}
 	}
-	ms, err := scanObject(v)
+	ms, err := jsonx.Members(v)
 	if err != nil {
 		return ""
 	}
-	r, _ := findString(v, ms, "role")
+	r, _ := jsonx.FindString(v, ms, "role")
 	return r
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/fsx"
+	"github.com/relay-agent/relay/internal/jsonx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -113,7 +114,7 @@ func readHeader(path string) (*Header, error) {
 		}
 	}
 	b, _ := trimRecord(buf)
-	ms, err := scanObject(b)
+	ms, err := jsonx.Members(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s line 1: %v", ErrNotSession, path, err)
 	}
@@ -192,13 +193,13 @@ func joinText(c llm.Content) string {
 // its entry timestamp.
 func activityTime(line []byte) time.Time {
 	b, _ := trimRecord(line)
-	ms, err := scanObject(b)
+	ms, err := jsonx.Members(b)
 	if err != nil {
 		return time.Time{}
 	}
-	if mv, ok := find(b, ms, "message"); ok {
-		if mms, err := scanObject(mv); err == nil {
-			if tv, ok := find(mv, mms, "timestamp"); ok {
+	if mv, ok := jsonx.Find(b, ms, "message"); ok {
+		if mms, err := jsonx.Members(mv); err == nil {
+			if tv, ok := jsonx.Find(mv, mms, "timestamp"); ok {
 				var n float64
 				if json.Unmarshal(tv, &n) == nil && n > 0 {
 					return time.UnixMilli(int64(n))
@@ -206,7 +207,7 @@ func activityTime(line []byte) time.Time {
 			}
 		}
 	}
-	ts, _ := findString(b, ms, "timestamp")
+	ts, _ := jsonx.FindString(b, ms, "timestamp")
 	return parseISO(ts)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/fsx"
+	"github.com/relay-agent/relay/internal/jsonx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -90,7 +91,7 @@ func (s *scanState) scan(path string, data []byte) error {
 			if len(b) == 0 {
 				continue
 			}
-			ms, err := scanObject(b)
+			ms, err := jsonx.Members(b)
 			if err != nil {
 				continue // a corrupt record before the header is skipped
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/relay-agent/relay/internal/fsx"
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // migrateRecords brings the records of a v1 or v2 file to v3, editing only
@@ -43,8 +44,8 @@ func migrateRecords(h *Header, body []record) []record {
 			set := map[string][]byte{"id": quote(id), "parentId": []byte(prev)}
 			order := []string{"id", "parentId"}
 			var drop []string
-			if t, _ := findString(r.b, r.ms, "type"); t == TypeCompaction {
-				if v, ok := find(r.b, r.ms, "firstKeptEntryIndex"); ok {
+			if t, _ := jsonx.FindString(r.b, r.ms, "type"); t == TypeCompaction {
+				if v, ok := jsonx.Find(r.b, r.ms, "firstKeptEntryIndex"); ok {
 					drop = append(drop, "firstKeptEntryIndex")
 					if n, err := strconv.Atoi(string(v)); err == nil && n >= 1 && n < len(byIndex) && byIndex[n] != "" {
 						set["firstKeptEntryId"] = quote(byIndex[n])
@@ -52,7 +53,7 @@ func migrateRecords(h *Header, body []record) []record {
 					}
 				}
 			}
-			out[i] = rescan(r, rewriteObject(r.b, r.ms, drop, set, order))
+			out[i] = rescan(r, jsonx.Rewrite(r.b, r.ms, drop, set, order))
 			prev = string(quote(id))
 		}
 	}
@@ -61,34 +62,34 @@ func migrateRecords(h *Header, body []record) []record {
 			if r.err != nil {
 				continue
 			}
-			if t, _ := findString(r.b, r.ms, "type"); t != TypeMessage {
+			if t, _ := jsonx.FindString(r.b, r.ms, "type"); t != TypeMessage {
 				continue
 			}
 			for _, m := range r.ms {
-				if m.key != "message" {
+				if m.Key != "message" {
 					continue
 				}
-				mv := r.b[m.valStart:m.valEnd]
-				mms, err := scanObject(mv)
+				mv := r.b[m.ValStart:m.ValEnd]
+				mms, err := jsonx.Members(mv)
 				if err != nil {
 					break
 				}
-				if role, _ := findString(mv, mms, "role"); role != "hookMessage" {
+				if role, _ := jsonx.FindString(mv, mms, "role"); role != "hookMessage" {
 					break
 				}
-				newMsg := rewriteObject(mv, mms, nil, map[string][]byte{"role": quote("custom")}, nil)
-				out[i] = rescan(r, rewriteObject(r.b, r.ms, nil, map[string][]byte{"message": newMsg}, nil))
+				newMsg := jsonx.Rewrite(mv, mms, nil, map[string][]byte{"role": quote("custom")}, nil)
+				out[i] = rescan(r, jsonx.Rewrite(r.b, r.ms, nil, map[string][]byte{"message": newMsg}, nil))
 			}
 		}
 	}
-	hms, _ := scanObject(h.raw)
-	h.raw = rewriteObject(h.raw, hms, nil, map[string][]byte{"version": []byte(strconv.Itoa(CurrentVersion))}, []string{"version"})
+	hms, _ := jsonx.Members(h.raw)
+	h.raw = jsonx.Rewrite(h.raw, hms, nil, map[string][]byte{"version": []byte(strconv.Itoa(CurrentVersion))}, []string{"version"})
 	h.Version = CurrentVersion
 	return out
 }
 
 func rescan(r record, b []byte) record {
-	ms, err := scanObject(b)
+	ms, err := jsonx.Members(b)
 	return record{line: r.line, b: b, ms: ms, err: err}
 }
 

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/relay-agent/relay/internal/fsx"
 	"io/fs"
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/relay-agent/relay/internal/fsx"
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 // Severity of a Problem found while reading a session file.
@@ -68,7 +70,7 @@ type fileData struct {
 type record struct {
 	line int
 	b    []byte
-	ms   []member
+	ms   []jsonx.Member
 	err  error
 }
 
@@ -169,7 +171,7 @@ func splitChunk(path string, data []byte, tornOK bool) (recs []record, problems 
 		if len(b) == 0 {
 			continue
 		}
-		ms, err := scanObject(b)
+		ms, err := jsonx.Members(b)
 		if err != nil && last && tornOK {
 			problems = append(problems, Problem{path, lines, Warning, "incomplete final record (torn write) skipped: " + err.Error()})
 			torn = b
@@ -231,7 +233,7 @@ func parseSession(path string, data []byte) (*fileData, error) {
 		}
 		h, ok := parseHeader(r.b, r.ms)
 		if !ok {
-			t, _ := findString(r.b, r.ms, "type")
+			t, _ := jsonx.FindString(r.b, r.ms, "type")
 			if t == "" {
 				t = "untyped"
 			}
@@ -336,6 +338,6 @@ func sortProblems(ps []Problem) {
 }
 
 func isHeaderRecord(r record) bool {
-	t, _ := findString(r.b, r.ms, "type")
+	t, _ := jsonx.FindString(r.b, r.ms, "type")
 	return t == TypeSession
 }
