@@ -116,14 +116,6 @@ func (p *PartialJSON) WriteString(s string) string {
 	return p.fed(n)
 }
 
-// Write is WriteString for bytes.
-func (p *PartialJSON) Write(b []byte) string {
-	n := p.raw.Len()
-	reserve(&p.raw, len(b))
-	p.raw.Write(b)
-	return p.fed(n)
-}
-
 func (p *PartialJSON) fed(from int) string {
 	s := p.raw.String()[from:]
 	if p.bad || p.st == pjEnd {

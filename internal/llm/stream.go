@@ -142,15 +142,6 @@ func (b *MessageBuilder) AppendText(idx int, delta string) {
 	}
 }
 
-// AppendTextBytes is AppendText for a delta in a reused buffer: the bytes
-// are copied once, into the block (the event's Delta shares that copy).
-func (b *MessageBuilder) AppendTextBytes(idx int, delta []byte) {
-	if st, from := b.deltaBlock(idx, false, len(delta)); st != nil {
-		st.text.Write(delta)
-		b.emitDelta(idx, st, from)
-	}
-}
-
 // deltaBlock returns the state of block idx, with room for n more bytes,
 // and its current length, when it is an open thinking block (thinking) or
 // text block (!thinking) and n > 0; otherwise nil (a client bug or a
@@ -218,19 +209,6 @@ func (b *MessageBuilder) AppendThinking(idx int, delta string) {
 		st.text.WriteString(delta)
 		b.emitDelta(idx, st, from)
 	}
-}
-
-// AppendThinkingBytes is AppendThinking for a delta in a reused buffer.
-func (b *MessageBuilder) AppendThinkingBytes(idx int, delta []byte) {
-	if st, from := b.deltaBlock(idx, true, len(delta)); st != nil {
-		st.text.Write(delta)
-		b.emitDelta(idx, st, from)
-	}
-}
-
-// AppendThinkingSignatureBytes is AppendThinkingSignature for a reused buffer.
-func (b *MessageBuilder) AppendThinkingSignatureBytes(idx int, sig []byte) {
-	b.AppendThinkingSignature(idx, string(sig))
 }
 
 // AppendThinkingSignature adds a piece of the replay signature of thinking
@@ -309,18 +287,6 @@ func (b *MessageBuilder) AppendToolCallArgs(idx int, delta string) {
 	}
 	b.progress(len(delta))
 	d := st.args.WriteString(delta)
-	b.emit(AssistantEvent{Type: EventToolCallDelta, ContentIndex: idx, Delta: d, Partial: b.msg, PartialArgs: st.args.Value()})
-}
-
-// AppendToolCallArgsBytes is AppendToolCallArgs for a delta in a reused
-// buffer.
-func (b *MessageBuilder) AppendToolCallArgsBytes(idx int, delta []byte) {
-	_, st, ok := blockAt[*ToolCall](b, idx)
-	if !ok || len(delta) == 0 {
-		return
-	}
-	b.progress(len(delta))
-	d := st.args.Write(delta)
 	b.emit(AssistantEvent{Type: EventToolCallDelta, ContentIndex: idx, Delta: d, Partial: b.msg, PartialArgs: st.args.Value()})
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/relay-agent/relay/internal/jsonx"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
@@ -154,7 +155,7 @@ type streamState struct {
 	stopReason string
 	failure    *llm.ProviderError
 	usage      llm.Usage
-	scratch    []byte
+	scan       jsonx.Scanner // of the content_block_delta fast path
 }
 
 type wireUsage struct {
@@ -216,7 +217,7 @@ func (s *streamState) handle(event string, data []byte) bool {
 		return true // ping and unknown events
 	}
 	if event == "content_block_delta" {
-		if index, typ, value, ok := fastDelta(data, &s.scratch); ok {
+		if index, typ, value, ok := fastDelta(&s.scan, data); ok {
 			s.delta(index, typ, value)
 			return true
 		}
@@ -277,7 +278,7 @@ func (s *streamState) handle(event string, data []byte) bool {
 	case "content_block_delta":
 		if w.Delta != nil {
 			d := w.Delta
-			s.delta(w.Index, d.Type, []byte(d.Text+d.Thinking+d.Signature+d.PartialJSON))
+			s.delta(w.Index, d.Type, d.Text+d.Thinking+d.Signature+d.PartialJSON)
 		}
 	case "content_block_stop":
 		if idx, ok := s.blocks[w.Index]; ok {
@@ -396,20 +397,20 @@ func (s *streamState) whole(ctx context.Context, body io.Reader) *llm.AssistantM
 
 // delta applies a content_block_delta; value is the member that goes with
 // typ (text, thinking, signature or partial_json).
-func (s *streamState) delta(index int, typ string, value []byte) {
+func (s *streamState) delta(index int, typ, value string) {
 	idx, ok := s.blocks[index]
 	if !ok {
 		return
 	}
 	switch typ {
 	case "text_delta":
-		s.b.AppendTextBytes(idx, value)
+		s.b.AppendText(idx, value)
 	case "thinking_delta":
-		s.b.AppendThinkingBytes(idx, value)
+		s.b.AppendThinking(idx, value)
 	case "signature_delta":
-		s.b.AppendThinkingSignatureBytes(idx, value)
+		s.b.AppendThinkingSignature(idx, value)
 	case "input_json_delta":
-		s.b.AppendToolCallArgsBytes(idx, value)
+		s.b.AppendToolCallArgs(idx, value)
 	}
 }
 

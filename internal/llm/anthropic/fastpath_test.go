@@ -3,6 +3,8 @@ package anthropic
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/relay-agent/relay/internal/jsonx"
 )
 
 func TestFastDeltaMatchesEncodingJSON(t *testing.T) {
@@ -15,6 +17,8 @@ func TestFastDeltaMatchesEncodingJSON(t *testing.T) {
 		{`{"delta":{"partial_json":"{\"path\": \"a","type":"input_json_delta"},"index":3,"type":"content_block_delta"}`, true},
 		{`{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"EqQB=="}}`, true},
 		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}`, true},
+		// Invalid UTF-8 becomes U+FFFD, as encoding/json makes it.
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"bad ` + "\xff\xfe" + ` bytes"}}`, true},
 		// Shapes left to encoding/json:
 		{`{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"x":1}}}`, false},
 		{`{"type":"content_block_delta","index":0,"extra":1,"delta":{"type":"text_delta","text":"x"}}`, false},
@@ -23,9 +27,9 @@ func TestFastDeltaMatchesEncodingJSON(t *testing.T) {
 		{`{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}`, false},
 		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"bad \q"}}`, false},
 	}
-	var scratch []byte
+	var p jsonx.Scanner
 	for _, tt := range tests {
-		idx, typ, val, ok := fastDelta([]byte(tt.in), &scratch)
+		idx, typ, val, ok := fastDelta(&p, []byte(tt.in))
 		if ok != tt.ok {
 			t.Errorf("%s: ok = %v", tt.in, ok)
 			continue
