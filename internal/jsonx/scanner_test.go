@@ -236,7 +236,7 @@ func BenchmarkScannerShortEscaped(b *testing.B) {
 func TestSpecial8(t *testing.T) {
 	naive := func(s string) bool {
 		for i := 0; i < 8; i++ {
-			if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+			if c := s[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
 				return true
 			}
 		}
@@ -258,7 +258,10 @@ func TestSpecial8(t *testing.T) {
 			t.Fatalf("missed a special byte in %q", s)
 		}
 	}
-	if special8("abcdefgh") || special8("\x7f\x80\xff ~!#[") {
+	if special8("abcdefgh") || special8("\x7f ~!#[]^") {
 		t.Error("plain word flagged")
+	}
+	if !special8("\x7f\x80\xff ~!#[") {
+		t.Error("non-ASCII word not flagged")
 	}
 }

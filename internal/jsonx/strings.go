@@ -243,10 +243,10 @@ func stringEnd(s string, i int) int {
 func plainASCII(s string) bool {
 	const hi, sp = 0x8080808080808080, 0x2020202020202020
 	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&hi != 0 || (w-sp)&hi != 0 {
+	for ; i+16 <= len(s); i += 16 {
+		w1 := word(s[i:])
+		w2 := word(s[i+8:])
+		if (w1|(w1-sp)|w2|(w2-sp))&hi != 0 {
 			return false
 		}
 	}
@@ -256,6 +256,13 @@ func plainASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// word loads the first 8 bytes of s, little-endian (one load on amd64).
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // hasControl reports whether s has a byte below 0x20.
@@ -291,20 +298,33 @@ func (p *Scanner) escaped(start, plain int) (string, bool) {
 	s := p.s
 	i, j := start, plain
 	for {
-		for j+8 <= len(s) && !special8(s[j:j+8]) {
-			j += 8
-		}
-		for j < len(s) {
-			if c := s[j]; c == '"' || c == '\\' || c < 0x20 {
+		// Find the end of the run: a quote, a backslash or a control
+		// character, eight bytes at a time while they are plain ASCII;
+		// a non-ASCII rune is checked where it is, and an invalid byte
+		// becomes U+FFFD.
+		for {
+			for j+8 <= len(s) && !special8(s[j:j+8]) {
+				j += 8
+			}
+			c := byte(0)
+			for j < len(s) {
+				if c = s[j]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+					break
+				}
+				j++
+			}
+			if j >= len(s) || c < utf8.RuneSelf {
 				break
 			}
-			j++
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[i:j]...)
+				b = append(b, "\uFFFD"...)
+				i = j + 1
+			}
+			j += size
 		}
-		if run := s[i:j]; plainASCII(run) || utf8.ValidString(run) {
-			b = append(b, run...)
-		} else {
-			b = appendInvalid(b, run)
-		}
+		b = append(b, s[i:j]...)
 		if j >= len(s) || s[j] < 0x20 {
 			return "", false // unterminated, or a raw control character
 		}
@@ -324,40 +344,17 @@ func (p *Scanner) escaped(start, plain int) (string, bool) {
 	}
 }
 
-// appendInvalid appends a run of string bytes without escapes or control
-// characters, replacing each invalid UTF-8 byte with U+FFFD as
-// encoding/json does. The run ends before a quote or backslash, neither of
-// which can continue a UTF-8 sequence, so decoding within it is the same
-// as decoding within the whole string.
-func appendInvalid(b []byte, run string) []byte {
-	for i := 0; i < len(run); {
-		c := run[i]
-		if c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(run[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, "\uFFFD"...)
-		} else {
-			b = append(b, run[i:i+size]...)
-		}
-		i += size
-	}
-	return b
-}
-
-// special8 reports whether the 8 bytes of s may hold a quote, a backslash
-// or a control character (a word at a time: the bit tricks can flag a
-// plain word after a special byte, never miss one).
+// special8 reports whether the 8 bytes of s may hold a quote, a
+// backslash, a control character or a non-ASCII byte (a word at a time:
+// the bit tricks can flag a plain word after a special byte, never miss
+// one).
 func special8(s string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 	q := w ^ ('"' * ones)
 	bs := w ^ ('\\' * ones)
-	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
+	return (w|(w-0x20*ones)|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 // appendEscape decodes the JSON escape sequence whose backslash is at
