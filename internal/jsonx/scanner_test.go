@@ -232,36 +232,3 @@ func BenchmarkScannerShortEscaped(b *testing.B) {
 		}
 	}
 }
-
-func TestSpecial8(t *testing.T) {
-	naive := func(s string) bool {
-		for i := 0; i < 8; i++ {
-			if c := s[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-				return true
-			}
-		}
-		return false
-	}
-	var buf [8]byte
-	seed := uint64(1)
-	for n := 0; n < 200000; n++ {
-		for i := range buf {
-			seed = seed*6364136223846793005 + 1442695040888963407
-			switch c := byte(seed >> 56); seed >> 40 & 3 {
-			case 0:
-				buf[i] = "\"\\\x00\x1f \x7f\x80\xff"[c&7]
-			default:
-				buf[i] = c
-			}
-		}
-		if s := string(buf[:]); naive(s) && !special8(s) {
-			t.Fatalf("missed a special byte in %q", s)
-		}
-	}
-	if special8("abcdefgh") || special8("\x7f ~!#[]^") {
-		t.Error("plain word flagged")
-	}
-	if !special8("\x7f\x80\xff ~!#[") {
-		t.Error("non-ASCII word not flagged")
-	}
-}

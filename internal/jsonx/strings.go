@@ -63,7 +63,7 @@ func (p *Scanner) HoleString(h Hole) (string, bool) {
 		p.i = h.End
 		return s, true
 	}
-	s, ok := p.escaped(h.Start+1, h.Start+1)
+	s, ok := p.escaped(h.Start + 1)
 	if !ok || p.i != h.End {
 		return "", false
 	}
@@ -146,7 +146,7 @@ func (p *Scanner) str() (string, bool) {
 			return p.s[start:k], true
 		}
 		if c == '\\' {
-			return p.escaped(start, k)
+			return p.escaped(start)
 		}
 		if c < 0x20 || c >= 0x80 {
 			break
@@ -158,7 +158,7 @@ func (p *Scanner) str() (string, bool) {
 	}
 	seg := p.s[start : start+j]
 	if strings.IndexByte(seg, '\\') >= 0 || !plainASCII(seg) && !validText(seg) {
-		return p.escaped(start, start)
+		return p.escaped(start)
 	}
 	p.i = start + j + 1
 	return seg, true
@@ -282,79 +282,6 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
-}
-
-// escaped finishes a string that contains escapes (or invalid UTF-8),
-// from start; runs of plain bytes between escapes are found a word at a
-// time and copied whole. The string is decoded after what the scratch
-// buffer already holds (earlier StringView results stay valid) and
-// returned aliasing it.
-//
-// s[start:plain] is known to be plain (no quote, backslash or control
-// character).
-func (p *Scanner) escaped(start, plain int) (string, bool) {
-	base := len(p.buf)
-	b := p.buf
-	s := p.s
-	i, j := start, plain
-	for {
-		// Find the end of the run: a quote, a backslash or a control
-		// character, eight bytes at a time while they are plain ASCII;
-		// a non-ASCII rune is checked where it is, and an invalid byte
-		// becomes U+FFFD.
-		for {
-			for j+8 <= len(s) && !special8(s[j:j+8]) {
-				j += 8
-			}
-			c := byte(0)
-			for j < len(s) {
-				if c = s[j]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-					break
-				}
-				j++
-			}
-			if j >= len(s) || c < utf8.RuneSelf {
-				break
-			}
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, s[i:j]...)
-				b = append(b, "\uFFFD"...)
-				i = j + 1
-			}
-			j += size
-		}
-		b = append(b, s[i:j]...)
-		if j >= len(s) || s[j] < 0x20 {
-			return "", false // unterminated, or a raw control character
-		}
-		if s[j] == '"' {
-			p.i = j + 1
-			p.buf = b
-			if len(b) == base {
-				return "", true
-			}
-			return unsafe.String(&b[base], len(b)-base), true
-		}
-		var ok bool
-		if b, p.i, ok = appendEscape(b, s, j); !ok {
-			return "", false
-		}
-		i, j = p.i, p.i
-	}
-}
-
-// special8 reports whether the 8 bytes of s may hold a quote, a
-// backslash, a control character or a non-ASCII byte (a word at a time:
-// the bit tricks can flag a plain word after a special byte, never miss
-// one).
-func special8(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	q := w ^ ('"' * ones)
-	bs := w ^ ('\\' * ones)
-	return (w|(w-0x20*ones)|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 // appendEscape decodes the JSON escape sequence whose backslash is at
@@ -482,4 +409,80 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// escaped finishes a string that contains escapes (or invalid UTF-8 or a
+// control character, which it rejects), from start just after the opening
+// quote. Runs between escapes are found with IndexByte and checked 16
+// bytes at a time, then copied whole; a run with non-ASCII bytes is
+// copied rune by rune, invalid bytes becoming U+FFFD. The string is
+// decoded after what the scratch buffer already holds (earlier StringView
+// results stay valid) and returned aliasing it.
+func (p *Scanner) escaped(start int) (string, bool) {
+	base := len(p.buf)
+	b := p.buf
+	s := p.s
+	i := start
+	q := -1 // the next quote at or after i
+	for {
+		if q < i {
+			k := strings.IndexByte(s[i:], '"')
+			if k < 0 {
+				return "", false
+			}
+			q = i + k
+		}
+		run := s[i:q]
+		if k := strings.IndexByte(run, '\\'); k >= 0 {
+			run = run[:k]
+		}
+		if plainASCII(run) {
+			b = append(b, run...)
+		} else {
+			var ok bool
+			if b, ok = appendText(b, run); !ok {
+				return "", false
+			}
+		}
+		i += len(run)
+		if i == q {
+			p.i = q + 1
+			p.buf = b
+			if len(b) == base {
+				return "", true
+			}
+			return unsafe.String(&b[base], len(b)-base), true
+		}
+		var ok bool
+		if b, i, ok = appendEscape(b, s, i); !ok {
+			return "", false
+		}
+	}
+}
+
+// appendText appends a run of string bytes without escapes, refusing
+// control characters and replacing each invalid UTF-8 byte with U+FFFD as
+// encoding/json does. The run ends before a quote or backslash, neither
+// of which can continue a UTF-8 sequence, so decoding within it is the
+// same as decoding within the whole string.
+func appendText(b []byte, run string) ([]byte, bool) {
+	for i := 0; i < len(run); {
+		c := run[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 {
+				return nil, false
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(run[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, run[i:i+size]...)
+		}
+		i += size
+	}
+	return b, true
 }
