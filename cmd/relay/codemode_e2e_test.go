@@ -119,7 +119,8 @@ return "done";`
 // codemode.mode "only" declares codemode alone; scripts still reach the
 // selected built-in tools.
 func TestCodemodeOnlyMode(t *testing.T) {
-	args, _ := json.Marshal(map[string]string{"code": `return (await tools.ls({})).includes("notes.txt") ? "listed" : "missing"`})
+	args, _ := json.Marshal(map[string]string{"code": `const chat = await models.getModelsOfType("chat", "anthropic");
+return ((await tools.ls({})).includes("notes.txt") ? "listed" : "missing") + " models:" + (chat.length > 0 && chat.every((m) => m.provider === "anthropic"))`})
 	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{
 		{ToolCalls: []llmtest.Block{tc("codemode", string(args))}},
 		{Text: "ok"},
@@ -133,7 +134,7 @@ func TestCodemodeOnlyMode(t *testing.T) {
 	if d := declaredTools(t, reqs[0].Raw); !slices.Equal(d, []string{"codemode"}) {
 		t.Errorf("declared %v, want only codemode", d)
 	}
-	if !strings.Contains(string(reqs[1].Raw), "listed") {
+	if !strings.Contains(string(reqs[1].Raw), "listed models:true") {
 		t.Errorf("script result: %s", reqs[1].Raw)
 	}
 }

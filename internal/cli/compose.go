@@ -296,7 +296,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	if len(active) > 0 {
 		active = append(active, l.ext.ActiveByDefault()...)
 	}
-	active = addScriptTools(tools, active, st, seam, func() *app.Runtime { return l.rt })
+	active = addScriptTools(tools, active, st, seam, l.reg, func() *app.Runtime { return l.rt })
 	cfg := app.Config{
 		Env: l.env, Cwd: l.cwd, AgentDir: l.agentDir, Session: l.sess, Models: l.src, Model: l.model, Thinking: l.thinking,
 		DefaultThinking: st.DefaultThinkingLevel, ScopedModels: l.scoped,

@@ -72,7 +72,7 @@ func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runti
 // declare to the model. codemode.mode "only" hides the active direct
 // tools, which scripts still call; "on" keeps them declared with a note on
 // calling them from scripts.
-func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, seam *hooks.Set, rt func() *app.Runtime) []string {
+func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, seam *hooks.Set, catalog codemode.ModelCatalog, rt func() *app.Runtime) []string {
 	if len(active) == 0 {
 		// Nothing is declared (-nt, defaultTools: []): see buildTools.
 		return active
@@ -80,7 +80,7 @@ func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, 
 	selected := append([]string(nil), active...)
 	codemodeOn := slices.Contains(active, codemode.Name)
 	only := codemodeOn && st.Codemode.Mode == "only"
-	cfg := codemode.Config{Tools: reg, Hooks: seam,
+	cfg := codemode.Config{Tools: reg, Hooks: seam, Models: catalog,
 		Mode:         func() string { return st.Codemode.Mode },
 		InlineBudget: func() int { return st.Codemode.InlineBudget },
 		Session: func() *session.Manager {

@@ -477,3 +477,46 @@ func TestNestedCallsGoThroughTheLoopRunner(t *testing.T) {
 		t.Errorf("calls %+v, echo ids %v", d.Calls, f.echo.ids)
 	}
 }
+
+type catalog []*llm.Model
+
+func (c catalog) All() []*llm.Model { return c }
+func (c catalog) Available(context.Context) []*llm.Model {
+	var out []*llm.Model
+	for _, m := range c {
+		if m.Provider != "nokey" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// The models global lists the catalog by type (headers, which may carry
+// credentials, left out); classify and generateImages check their model
+// and, since relay cannot run such models yet, resolve to an error result
+// instead of throwing.
+func TestModelsGlobal(t *testing.T) {
+	f := newFixture(t)
+	f.tool = codemode.New(codemode.Config{Tools: f.reg, Hooks: f.seam, TempDir: f.dir, Models: catalog{
+		{Provider: "anthropic", ID: "claude", API: "anthropic-messages", Headers: map[string]string{"x-secret": "s3cret"}},
+		{Provider: "nokey", ID: "other", API: "openai-completions"},
+		{Provider: "typesafe", ID: "jev", API: "typesafe-classifier", Type: "classifier"},
+	}})
+	for _, c := range []struct{ name, src, want string }{
+		{"chat", `return (await models.getModelsOfType("chat")).map(m => m.provider + "/" + m.id + ":" + m.type + ":" + JSON.stringify(m.headers))`, `["anthropic/claude:chat:undefined","nokey/other:chat:undefined"]`},
+		{"available", `return (await models.getAvailableOfType("chat")).map(m => m.id)`, `["claude"]`},
+		{"by provider", `return (await models.getModelsOfType("chat", "nokey")).length`, `1`},
+		{"one", `return (await models.getModelOfType("classifier", "typesafe", "jev")).api`, `typesafe-classifier`},
+		{"missing", `return String(await models.getModelOfType("chat", "x", "y"))`, `undefined`},
+		{"bad type", `try { await models.getModelsOfType("llm") } catch (e) { return e.message }`, `Unknown model type "llm". Use "chat", "image", or "classifier".`},
+		{"classify", `const jev = await models.getModelOfType("classifier", "typesafe", "jev"); const r = await models.classify(jev, {state: {}, questions: {}}); return [r.stopReason, r.errorMessage]`, `["error","relay cannot run classifier models yet: no client for api \"typesafe-classifier\""]`},
+		{"wrong kind", `try { await models.generateImages({provider: "typesafe", id: "jev"}, {input: []}) } catch (e) { return e.message }`, `"typesafe/jev" is a classifier model, not an image model. List the image models you can use with models.getAvailableOfType("image").`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, text := f.run(t, code(c.src))
+			if r.IsError || !strings.HasSuffix(text, c.want) {
+				t.Errorf("got %q, want suffix %q", text, c.want)
+			}
+		})
+	}
+}

@@ -39,6 +39,9 @@ type Host struct {
 	Search            func(query string, limit int, namespace string) (json.RawMessage, error)
 	Describe          func(name string) json.RawMessage
 	DescribeNamespace func(name string) json.RawMessage
+	// Models backs the models global: op is the method, args its
+	// arguments as a JSON array (nil: scripts get an error).
+	Models func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
 	// Store holds the values load() sees at start.
 	Store map[string]json.RawMessage
 }
@@ -124,6 +127,13 @@ def("describeNamespace", async (n) => {
   if (typeof n !== "string") throw new TypeError("describeNamespace() expects a namespace name");
   return hc("describens", n);
 });
+const mc = (op) => async (...a) => {
+  let s;
+  try { s = JSON.stringify(a.map((x) => x === undefined ? null : x)); } catch (e) { throw new TypeError("models." + op + "(): arguments are not JSON: " + e.message); }
+  return hc("models", op, s);
+};
+def("models", Object.freeze({ getModelsOfType: mc("getModelsOfType"), getAvailableOfType: mc("getAvailableOfType"),
+  getModelOfType: mc("getModelOfType"), classify: mc("classify"), generateImages: mc("generateImages") }));
 const fns = Object.create(null);
 for (const [id, name] of JSON.parse(h("names", "", "")).v) {
   const f = async (args) => {
@@ -370,6 +380,15 @@ func (s *sandbox) bridge(op, a, b string) string {
 			return fail("Error", "tool calls are not available here")
 		}
 		v, err := s.host.Call(s.ctx, a, json.RawMessage(b))
+		if err != nil {
+			return fail("Error", err.Error())
+		}
+		return okRaw(v)
+	case "models":
+		if s.host.Models == nil {
+			return fail("Error", "models are not available here")
+		}
+		v, err := s.host.Models(s.ctx, a, json.RawMessage(b))
 		if err != nil {
 			return fail("Error", err.Error())
 		}

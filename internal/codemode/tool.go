@@ -53,6 +53,8 @@ type Config struct {
 	// codemode.inlineBudget.
 	Mode         func() string
 	InlineBudget func() int
+	// Models is the catalog the models global reads (nil: none).
+	Models ModelCatalog
 	// TempDir receives the full output of truncated results ("" = os.TempDir()).
 	TempDir string
 	// Now is the clock of nested result timestamps (nil = time.Now).
@@ -85,7 +87,8 @@ const intro = "Run JavaScript that calls other tools. The input is raw JavaScrip
 const globalsDoc = "Globals:\n" +
 	"- `text(value)`, `image(dataUrlOrImageBlock)`, `console.log(...)`, and top-level `return` add output; `exit()` ends the script.\n" +
 	"- `store(key, value)` and `load(key)` keep JSON values across codemode calls.\n" +
-	"- `ALL_TOOLS`, `searchTools(query, { limit?, namespace? })`, `describeTool(name)`, `describeNamespace(name)`: find unlisted tools, such as MCP tools."
+	"- `ALL_TOOLS`, `searchTools(query, { limit?, namespace? })`, `describeTool(name)`, `describeNamespace(name)`: find unlisted tools, such as MCP tools.\n" +
+	"- `models.getModelsOfType(type, provider?)`, `getAvailableOfType(type, provider?)`, `getModelOfType(type, provider, id)` list the model catalog (type \"chat\", \"image\" or \"classifier\")."
 
 // Spec implements tool.Tool. The description lists the callable tools
 // that are not declared directly (all of them with codemode.mode "only"),
@@ -307,6 +310,9 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, onUpdate func(
 			return nil, fmt.Errorf("Unknown tool %q. Find tools with searchTools(query) or ALL_TOOLS.", name)
 		}
 		return t.callNested(ctx, rec, x, name, args)
+	}
+	host.Models = func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error) {
+		return t.models(ctx, rec, op, args)
 	}
 	host.Search = func(q string, limit int, ns string) (json.RawMessage, error) {
 		docs := make([]toolsearch.Doc, len(callable))
