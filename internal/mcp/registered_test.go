@@ -132,3 +132,60 @@ func TestServersSectionBounds(t *testing.T) {
 		t.Errorf("section %q", got)
 	}
 }
+
+// scriptedUI answers Select dialogs with the option that starts with the
+// next scripted prefix, and records what it was offered.
+type scriptedUI struct {
+	hooks.Headless
+	picks   []string
+	offered []string
+}
+
+func (u *scriptedUI) Select(_ context.Context, title string, options []string) (string, bool, error) {
+	u.offered = append(u.offered, title+": "+strings.Join(options, " | "))
+	if len(u.picks) == 0 {
+		return "", false, nil
+	}
+	p := u.picks[0]
+	u.picks = u.picks[1:]
+	for _, o := range options {
+		if strings.HasPrefix(o, p) {
+			return o, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// With dialogs bound (the TUI), /mcp is a manager: a server list with
+// state, tools and exposure, then the chosen server's actions.
+func TestMCPManagerDialogs(t *testing.T) {
+	m := newTestManager(t, Entry{Name: "h", Config: helperConfig(t)})
+	set, cmds, host := hooks.New(), commands.New(), &fakeHost{}
+	off, err := m.Register(set, cmds, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off()
+	m.Start()
+	waitNames(t, m, host, func(n []string) bool { return has(n, "mcp__h__") })
+	ui := &scriptedUI{picks: []string{"h ", "Show tools"}}
+	defer set.BindUI(ui)()
+	out, _, err := cmds.Run(context.Background(), "/mcp")
+	if err != nil || !strings.Contains(out.Text, "mcp__h__echo  [codemode]") {
+		t.Fatalf("tools: %q %v", out.Text, err)
+	}
+	if len(ui.offered) != 2 || !strings.Contains(ui.offered[0], "MCP servers: h — connected · ") || !strings.Contains(ui.offered[0], " tools · codemode") ||
+		ui.offered[1] != "h — connected: Show tools | Reconnect | Disable" {
+		t.Errorf("offered %q", ui.offered)
+	}
+	ui.picks, ui.offered = []string{"h ", "Disable"}, nil
+	out, _, err = cmds.Run(context.Background(), "/mcp")
+	if err != nil || !strings.Contains(out.Text, `MCP server "h" disabled`) || m.Server("h").Status().State != StateDisabled {
+		t.Fatalf("disable: %q %v", out.Text, err)
+	}
+	// Dismissed: nothing happens; without dialogs the status text.
+	ui.picks = nil
+	if out, _, err = cmds.Run(context.Background(), "/mcp"); err != nil || out.Text != "" {
+		t.Fatalf("dismissed: %q %v", out.Text, err)
+	}
+}

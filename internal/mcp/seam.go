@@ -107,6 +107,11 @@ func (m *Manager) complete(prefix string) []commands.Completion {
 func (m *Manager) slash(ctx context.Context, s *hooks.Set, args string) (string, error) {
 	f := strings.Fields(args)
 	if len(f) == 0 {
+		// With a front end that has dialogs (the TUI, an RPC client), /mcp
+		// is a manager: pick a server, then what to do with it.
+		if ui := s.UI(); ui != nil && len(m.Servers()) > 0 {
+			return m.manage(ctx, s, ui)
+		}
 		return m.statusText(), nil
 	}
 	if len(f) != 2 || !containsString(slashVerbs, f[0]) {
@@ -207,6 +212,87 @@ func (m *Manager) savePath(srv *Server) (string, bool) {
 	return "", false // extension servers: this session only
 }
 
+// manage is /mcp as dialogs: the servers, those needing attention first,
+// with their state, tool count and exposure; then the actions of the
+// chosen one (its tools, reconnect, enable or disable, sign in or out).
+// Dismissing a dialog closes the manager.
+func (m *Manager) manage(ctx context.Context, s *hooks.Set, ui hooks.Dialogs) (string, error) {
+	servers := m.sortedServers()
+	labels := make([]string, len(servers))
+	for i, srv := range servers {
+		st := srv.Status()
+		labels[i] = fmt.Sprintf("%s — %s · %d tools · %s", st.Name, stateText(st), len(st.Tools), srv.Entry.Config.ServerExposure())
+	}
+	choice, ok, err := ui.Select(ctx, "MCP servers", labels)
+	if err != nil || !ok {
+		return "", err
+	}
+	var srv *Server
+	for i, l := range labels {
+		if l == choice {
+			srv = servers[i]
+		}
+	}
+	if srv == nil {
+		return "", fmt.Errorf("no MCP server %q", choice)
+	}
+	st := srv.Status()
+	type action struct{ label, verb string }
+	actions := []action{{"Show tools", "tools"}, {"Reconnect", "reconnect"}}
+	if srv.Entry.Config.IsEnabled() {
+		actions = append(actions, action{"Disable", "disable"})
+	} else {
+		actions = append(actions, action{"Enable", "enable"})
+	}
+	if m.opts.Auth != nil && srv.Entry.Config.UsesOAuth() {
+		actions = append(actions, action{"Sign in", "login"}, action{"Sign out", "logout"})
+	}
+	opts := make([]string, len(actions))
+	for i, a := range actions {
+		opts[i] = a.label
+	}
+	title := fmt.Sprintf("%s — %s", st.Name, stateText(st))
+	if st.Error != "" {
+		first, _, _ := strings.Cut(st.Error, "\n")
+		title += ": " + first
+	}
+	pick, ok, err := ui.Select(ctx, title, opts)
+	if err != nil || !ok {
+		return "", err
+	}
+	for _, a := range actions {
+		if a.label == pick {
+			return m.slash(ctx, s, a.verb+" "+st.Name)
+		}
+	}
+	return "", nil
+}
+
+func stateText(st Status) string {
+	if st.State == StateNeedsAuth {
+		return "needs sign-in"
+	}
+	return string(st.State)
+}
+
+// sortedServers lists the servers that need attention first.
+func (m *Manager) sortedServers() []*Server {
+	servers := m.Servers()
+	rank := func(st State) int {
+		switch st {
+		case StateFailed, StateNeedsAuth, StateDisconnected:
+			return 0
+		case StateConnecting:
+			return 1
+		case StateConnected:
+			return 2
+		}
+		return 3
+	}
+	sort.SliceStable(servers, func(i, j int) bool { return rank(servers[i].Status().State) < rank(servers[j].Status().State) })
+	return servers
+}
+
 func (s *Server) currentSession() *sdk.ClientSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -231,21 +317,7 @@ func (m *Manager) statusText() string {
 		b.WriteString("No MCP servers configured. Add one with: relay mcp add <server> -- <command> [args...]")
 		return strings.TrimRight(b.String(), "\n")
 	}
-	// Servers that need attention first.
-	servers := m.Servers()
-	rank := func(st State) int {
-		switch st {
-		case StateFailed, StateNeedsAuth, StateDisconnected:
-			return 0
-		case StateConnecting:
-			return 1
-		case StateConnected:
-			return 2
-		}
-		return 3
-	}
-	sort.SliceStable(servers, func(i, j int) bool { return rank(servers[i].Status().State) < rank(servers[j].Status().State) })
-	for _, s := range servers {
+	for _, s := range m.sortedServers() {
 		st := s.Status()
 		state := string(st.State)
 		if st.State == StateNeedsAuth {
