@@ -66,3 +66,22 @@ func TestBedrockEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// A catalog Azure OpenAI model reaches the deployment the environment
+// names: AZURE_OPENAI_BASE_URL, the api-version, the deployment map and
+// the api-key header.
+func TestAzureEndToEnd(t *testing.T) {
+	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "hello from azure"}}}, nil)
+	c := e.cmd(nil, "-p", "--no-session", "--model", "azure-openai-responses/gpt-5.4", "hi")
+	c.Env = append(c.Env, "AZURE_OPENAI_API_KEY=az-key", "AZURE_OPENAI_BASE_URL="+e.fake.URL+"/openai/v1",
+		"AZURE_OPENAI_API_VERSION=2025-04-01-preview", "AZURE_OPENAI_DEPLOYMENT_NAME_MAP=gpt-5.4=team-gpt54", "AZURE_OPENAI_RESOURCE_NAME=")
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil || !strings.Contains(out.String(), "hello from azure") {
+		t.Fatalf("%v\nstdout %q\nstderr %q", err, out.String(), errb.String())
+	}
+	r := e.fake.Requests()[0]
+	if r.Path != "/openai/v1/responses" || r.RawQuery != "api-version=2025-04-01-preview" || r.Header.Get("api-key") != "az-key" || r.Body["model"] != "team-gpt54" {
+		t.Errorf("request %s?%s key %q model %v", r.Path, r.RawQuery, r.Header.Get("api-key"), r.Body["model"])
+	}
+}
