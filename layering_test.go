@@ -55,7 +55,7 @@ var layers = map[string]int{
 	"internal/toolsearch":              25, // codemode (30) ranks with its index
 	"internal/packages":                25, // package install and resource resolution, above settings and resources
 	"internal/ext":                     45, // the extension host: registers on the seams, acts on the runtime
-	"internal/auth":                    20,
+	"internal/auth":                    25, // subscription sign-in: implements models.OAuthProvider
 	"internal/settings":                20,
 	"internal/resources":               20,
 	"internal/tool":                    10,

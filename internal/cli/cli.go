@@ -35,11 +35,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if len(args) > 0 && packageCommands[args[0]] {
 		return runPackageCommand(ctx, args, env, stdout, stderr)
 	}
-	if len(args) > 0 && unsupportedCommands[args[0]] {
-		// Reserved like upstream, so "relay list" is not sent to the model
-		// as a prompt.
-		fmt.Fprintf(stderr, "Error: relay %s is not supported yet (the command is not implemented); use -- %s to send it as a prompt\n", args[0], args[0])
-		return 1
+	if len(args) > 0 && args[0] == "auth" {
+		return runAuth(ctx, args[1:], env, stdout, stderr)
 	}
 	a, err := ParseArgs(args)
 	if err != nil {
@@ -68,10 +65,6 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	return code
 }
-
-// unsupportedCommands are the subcommands of upstream-spec-core.md §1.1
-// that relay does not implement yet.
-var unsupportedCommands = map[string]bool{"auth": true}
 
 // packageCommands are relay's package commands (packages.go).
 var packageCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true}

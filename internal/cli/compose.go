@@ -154,6 +154,8 @@ func (l *launch) loadModels(ctx context.Context) error {
 		fmt.Fprintln(l.stderr, "Warning:", err)
 	}
 	l.reg = reg
+	// Stored subscription tokens are renewed through their sign-ins.
+	reg.SetOAuth(newSignIns(l.env).OAuth)
 	enableLlama(reg, l.st, l.env)
 	if !l.a.ListModels {
 		return nil

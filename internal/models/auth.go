@@ -31,12 +31,59 @@ type Credential struct {
 	Access  string
 	Refresh string
 	Expires int64 // unix milliseconds
+	// Extra holds the provider's other members of an OAuth entry as
+	// written (accountId, projectId, enterpriseUrl, ...): they are kept on
+	// refresh and written back unchanged, so the file moves both ways
+	// between relay and the original.
+	Extra map[string]json.RawMessage
 }
 
 // Expired reports whether an OAuth credential's access token has expired
-// at now (API keys never expire here). Refreshing is not implemented.
+// at now (API keys never expire here). The request path asks it with now
+// moved forward by the refresh margin, so tokens are renewed shortly
+// before they lapse.
 func (c *Credential) Expired(now time.Time) bool {
 	return c.Type == "oauth" && c.Expires > 0 && now.UnixMilli() >= c.Expires
+}
+
+// ExtraString returns the string member key of an OAuth entry ("" when
+// absent or not a string).
+func (c *Credential) ExtraString(key string) string {
+	var s string
+	if v, ok := c.Extra[key]; ok {
+		_ = json.Unmarshal(v, &s)
+	}
+	return s
+}
+
+// SetExtra sets (or with a nil value removes) a provider member.
+func (c *Credential) SetExtra(key string, v any) {
+	if v == nil {
+		delete(c.Extra, key)
+		return
+	}
+	b, err := llm.Marshal(v)
+	if err != nil {
+		return
+	}
+	if c.Extra == nil {
+		c.Extra = map[string]json.RawMessage{}
+	}
+	c.Extra[key] = b
+}
+
+// MarshalOAuth writes an OAuth credential in auth.json's shape:
+// {"type":"oauth","access","refresh","expires", ...extras}.
+func (c *Credential) MarshalOAuth() (json.RawMessage, error) {
+	m := make(map[string]any, len(c.Extra)+4)
+	for k, v := range c.Extra {
+		m[k] = v
+	}
+	m["type"] = "oauth"
+	m["access"] = c.Access
+	m["refresh"] = c.Refresh
+	m["expires"] = c.Expires
+	return llm.Marshal(m)
 }
 
 // AuthStore reads and writes auth.json. Reads happen lazily on first use;
@@ -44,11 +91,12 @@ func (c *Credential) Expired(now time.Time) bool {
 type AuthStore struct {
 	path string
 
-	mu      sync.Mutex
-	loaded  bool
-	entries map[string]json.RawMessage
-	loadErr error
-	cmds    commandCache
+	mu        sync.Mutex
+	refreshMu sync.Mutex // serializes OAuth refreshes (FreshOAuth)
+	loaded    bool
+	entries   map[string]json.RawMessage
+	loadErr   error
+	cmds      commandCache
 }
 
 // NewAuthStore returns a store for the auth.json at path.
@@ -185,6 +233,16 @@ func parseCredential(path, provider string, raw json.RawMessage) (*Credential, e
 			}
 			c.Expires = int64(f)
 		}
+		for k, v := range m {
+			switch k {
+			case "type", "access", "refresh", "expires":
+				continue
+			}
+			if c.Extra == nil {
+				c.Extra = map[string]json.RawMessage{}
+			}
+			c.Extra[k] = v
+		}
 	default:
 		return nil, bad("\"type\" must be \"api_key\" or \"oauth\", got %s", strconv.Quote(typ))
 	}
@@ -266,13 +324,14 @@ func (s *AuthStore) Set(provider string, entry json.RawMessage) error {
 // update re-reads the file under the lock, applies fn and writes the result
 // when fn reports a change.
 func (s *AuthStore) update(fn func(map[string]json.RawMessage) bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	// The file lock serializes writers in this process too; s.mu is only
+	// taken to publish the result (FreshOAuth holds the file lock while it
+	// takes s.mu, so the order is always file lock, then s.mu).
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	unlock, err := acquireLock(s.path + ".lock")
+	unlock, err := acquireLock(s.path+".lock", lockTimeout)
 	if err != nil {
 		return err
 	}
@@ -282,7 +341,7 @@ func (s *AuthStore) update(fn func(map[string]json.RawMessage) bool) error {
 		return err
 	}
 	if !fn(entries) {
-		s.entries, s.loaded, s.loadErr = entries, true, nil
+		s.setEntries(entries)
 		return nil
 	}
 	data, err := marshalSorted(entries)
@@ -292,7 +351,7 @@ func (s *AuthStore) update(fn func(map[string]json.RawMessage) bool) error {
 	if err := writeFileAtomic(s.path, data, 0o600); err != nil {
 		return err
 	}
-	s.entries, s.loaded, s.loadErr = entries, true, nil
+	s.setEntries(entries)
 	return nil
 }
 
@@ -354,15 +413,36 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 }
 
 // acquireLock creates lockPath exclusively, waiting for another holder up
-// to lockTimeout and breaking locks older than staleLock.
-func acquireLock(lockPath string) (func(), error) {
-	deadline := time.Now().Add(lockTimeout)
+// to wait and breaking locks not touched for staleLock. While held, the
+// lock file's time is refreshed (a slow token refresh keeps its lock), so
+// only a lock whose holder died goes stale.
+func acquireLock(lockPath string, wait time.Duration) (func(), error) {
+	deadline := time.Now().Add(wait)
 	for {
 		f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if err == nil {
 			fmt.Fprintf(f, "%d\n", os.Getpid())
 			f.Close()
-			return func() { os.Remove(lockPath) }, nil
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				t := time.NewTicker(staleLock / 4)
+				defer t.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case now := <-t.C:
+						_ = os.Chtimes(lockPath, now, now)
+					}
+				}
+			}()
+			return func() {
+				close(stop)
+				<-done
+				os.Remove(lockPath)
+			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("lock %s: %w", lockPath, err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -89,16 +90,22 @@ func (r *Registry) ResolveAuthSource(ctx context.Context, m *llm.Model, cliKey s
 	switch {
 	case cliKey != "":
 		a.APIKey, a.Source = cliKey, SourceRuntime
+	case stored != nil && stored.Type == "oauth":
+		use, err := r.OAuthUse(ctx, provider, RefreshMargin)
+		if err != nil {
+			return a, err
+		}
+		a.APIKey, a.Source = use.APIKey, SourceAuthOAuth
+		for k, v := range use.Headers {
+			a.Headers = withHeader(a.Headers, k, v)
+		}
 	case stored != nil:
-		key, c, err := r.auth.APIKey(ctx, provider, r.getenv)
+		key, _, err := r.auth.APIKey(ctx, provider, r.getenv)
 		if err != nil {
 			return a, err
 		}
 		if key != "" {
 			a.APIKey, a.Source = key, SourceAuthFile
-			if c.Type == "oauth" {
-				a.Source = SourceAuthOAuth
-			}
 		}
 	}
 	if a.Source == "" && custom != nil && custom.apiKey != "" {
@@ -247,6 +254,32 @@ func (r *Registry) AuthSource(provider string) string {
 		src = SourceLocal
 	}
 	return src
+}
+
+// OAuthUse returns how requests authenticate with provider's stored OAuth
+// credential, renewed first when it expires within minValid (under the
+// cross-process lock; see AuthStore.FreshOAuth). A token with time left
+// costs nothing: no file read, no request.
+func (r *Registry) OAuthUse(ctx context.Context, provider string, minValid time.Duration) (OAuthUse, error) {
+	if r.auth == nil {
+		return OAuthUse{}, &MissingKeyError{Provider: provider, EnvVars: EnvVars(provider)}
+	}
+	p := r.oauthFor(provider)
+	c, err := r.auth.FreshOAuth(ctx, provider, p, minValid, r.now)
+	if err != nil {
+		return OAuthUse{}, err
+	}
+	if c == nil || c.Type != "oauth" {
+		return OAuthUse{}, fmt.Errorf("%s: no OAuth sign-in stored in %s", provider, r.auth.Path())
+	}
+	if p == nil {
+		return OAuthUse{APIKey: c.Access}, nil
+	}
+	use, err := p.Use(c)
+	if err != nil {
+		return OAuthUse{}, &SignInError{Provider: provider, Err: err}
+	}
+	return use, nil
 }
 
 // Login stores an API key for provider in auth.json (/login).

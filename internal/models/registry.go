@@ -9,6 +9,7 @@ import (
 	"maps"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -20,6 +21,8 @@ type Registry struct {
 	storePath  string
 	auth       *AuthStore
 	getenv     func(string) string
+	oauth      func(provider string) OAuthProvider
+	now        func() time.Time
 
 	mu        sync.RWMutex
 	models    []*llm.Model
@@ -38,6 +41,11 @@ type Options struct {
 	Getenv func(string) string
 	// Store is models-store.json, the refreshed catalogs ("" = none).
 	Store string
+	// OAuth returns the subscription sign-in of a provider (nil when it
+	// has none); stored OAuth tokens are renewed through it.
+	OAuth func(provider string) OAuthProvider
+	// Now replaces time.Now (tests).
+	Now func() time.Time
 }
 
 // Load builds the registry for an agent dir: the catalog merged with
@@ -55,7 +63,7 @@ func Load(agentDir string, getenv func(string) string) (*Registry, error) {
 
 // NewRegistry is Load with explicit paths.
 func NewRegistry(o Options) (*Registry, error) {
-	r := &Registry{modelsPath: o.ModelsJSON, storePath: o.Store, getenv: o.Getenv}
+	r := &Registry{modelsPath: o.ModelsJSON, storePath: o.Store, getenv: o.Getenv, oauth: o.OAuth, now: o.Now}
 	if r.getenv == nil {
 		r.getenv = osGetenv
 	}
@@ -64,6 +72,24 @@ func NewRegistry(o Options) (*Registry, error) {
 	}
 	err := r.Reload()
 	return r, err
+}
+
+// SetOAuth installs the subscription sign-ins stored OAuth tokens are
+// renewed through (Load's registries start without).
+func (r *Registry) SetOAuth(fn func(provider string) OAuthProvider) {
+	r.mu.Lock()
+	r.oauth = fn
+	r.mu.Unlock()
+}
+
+func (r *Registry) oauthFor(provider string) OAuthProvider {
+	r.mu.RLock()
+	fn := r.oauth
+	r.mu.RUnlock()
+	if fn == nil {
+		return nil
+	}
+	return fn(provider)
 }
 
 // Auth returns the auth.json store (nil when the registry has none).
