@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/auth"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
@@ -51,12 +52,22 @@ type Options struct {
 	// Models is the runtime's model source; when it stores credentials
 	// itself (Login/Logout methods) they go through it.
 	Models app.Models
+	// SignIn are the subscription sign-ins /login offers (nil = API keys
+	// only).
+	SignIn *auth.Set
+	// NoBrowser picks the sign-in methods that work when the browser is on
+	// another machine (pasted code, device code).
+	NoBrowser bool
+	// Notify tells the person how a sign-in finishing in the background
+	// went (the hook set's notices).
+	Notify func(source, text string)
 }
 
 // Keys is the registered command pair.
 type Keys struct {
-	rt Runtime
-	o  Options
+	rt    Runtime
+	o     Options
+	flows signIns
 }
 
 // Register adds /login and /logout to rt's registry.
@@ -71,12 +82,22 @@ func Register(rt Runtime, o Options) error {
 	for _, c := range []commands.Command{
 		{Name: "login", Description: "Add an API key or sign in", Run: func(ctx context.Context, arg string) (commands.Output, error) {
 			provider, key, _ := strings.Cut(strings.TrimSpace(arg), " ")
+			provider, key = strings.TrimSpace(provider), strings.TrimSpace(key)
+			if provider == "" && k.o.SignIn != nil {
+				return commands.Output{Text: k.subscriptionList()}, nil
+			}
+			if p := k.o.SignIn.Get(provider); p != nil {
+				t, handled, err := k.signIn(ctx, p, key)
+				if handled {
+					return commands.Output{Text: t}, err
+				}
+			}
 			var t string
 			var err error
 			if provider == models.LlamaProvider {
-				t, err = k.LoginLlama(ctx, strings.TrimSpace(key))
+				t, err = k.LoginLlama(ctx, key)
 			} else {
-				t, err = k.Login(provider, strings.TrimSpace(key))
+				t, err = k.Login(provider, key)
 			}
 			return commands.Output{Text: t}, err
 		}},

@@ -129,6 +129,15 @@ func (s *Set) OAuth(provider string) models.OAuthProvider {
 	return nil
 }
 
+// IDs lists the providers with a sign-in, sorted.
+func (s *Set) IDs() []string {
+	var ids []string
+	for _, p := range s.Providers() {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
 // Providers lists the sign-ins sorted by id.
 func (s *Set) Providers() []*Provider {
 	out := make([]*Provider, 0, len(s.byID))

@@ -164,7 +164,9 @@ func codexProvider(c *Config) *Provider {
 					return exchange(dctx, ok.Code, ok.Verifier, e.Base+"/deviceauth/callback")
 				case st == http.StatusForbidden || st == http.StatusNotFound || code == "deviceauth_authorization_pending":
 				case code == "slow_down":
-					interval += 5 * time.Second
+					if e.PollInterval == 0 {
+						interval += 5 * time.Second
+					}
 				default:
 					return nil, fmt.Errorf("OpenAI Codex device sign-in failed (%d): %s", st, snippet(body))
 				}

@@ -257,6 +257,9 @@ func copilotProvider(c *Config) *Provider {
 						url.Values{"client_id": {e.ClientID}, "device_code": {d.DeviceCode}, "grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}},
 						map[string]string{"User-Agent": CopilotHeaders["User-Agent"]})
 					if err != nil {
+						if dctx.Err() != nil {
+							return nil, fmt.Errorf("GitHub device sign-in: the code expired before it was entered (%w)", dctx.Err())
+						}
 						return nil, wrapNet("GitHub device sign-in", err)
 					}
 					var t struct {
@@ -273,9 +276,13 @@ func copilotProvider(c *Config) *Provider {
 						github = t.Access
 					case t.Error == "authorization_pending":
 					case t.Error == "slow_down":
-						if t.Interval != nil && *t.Interval > 0 && e.PollInterval == 0 {
+						// RFC 8628: wait longer from now on (a fixed test
+						// interval stays).
+						switch {
+						case e.PollInterval != 0:
+						case t.Interval != nil && *t.Interval > 0:
 							interval = time.Duration(*t.Interval * float64(time.Second))
-						} else {
+						default:
 							interval += 5 * time.Second
 						}
 					case t.Error == "access_denied":

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +125,14 @@ func parseAuthCmd(args []string) (*authCmd, error) {
 // newSignIns builds the subscription sign-ins (tests point them at fakes).
 var newSignIns = func(env config.Env) *auth.Set { return auth.New(auth.Config{Getenv: env.Get}) }
 
+// noBrowser says the browser is likely on another machine (SSH, or a
+// Linux session without a display): sign-ins then offer the paste-the-code
+// or device code method first.
+func noBrowser(env config.Env) bool {
+	t := env.Terminal
+	return t.SSH || (runtime.GOOS == "linux" && !t.X11 && !t.Wayland && !t.WSL)
+}
+
 // runAuth implements `relay auth`. Exit codes: check 0 ready, 1 not
 // ready, 2 invalid; the printing commands 0 or 1.
 func runAuth(ctx context.Context, args []string, env config.Env, stdout, stderr io.Writer) int {
@@ -142,7 +151,8 @@ func runAuth(ctx context.Context, args []string, env config.Env, stdout, stderr 
 		return 1
 	}
 	reg, cfgErr := models.Load(agentDir, env.Get)
-	reg.SetOAuth(newSignIns(env).OAuth)
+	signIns := newSignIns(env)
+	reg.SetOAuth(signIns.OAuth, signIns.IDs()...)
 	ctx, cancel := context.WithTimeout(ctx, 45*time.Second)
 	defer cancel()
 	provider, err := authProvider(reg, c)

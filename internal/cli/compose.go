@@ -20,6 +20,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/auth"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/compaction"
 	"github.com/relay-agent/relay/internal/config"
@@ -54,6 +55,7 @@ type launch struct {
 	agentDir, cwd string
 	mode          mode
 	st            *settings.Settings
+	signIns       *auth.Set
 	trusted       bool
 	res           *runResources // packages and resource settings (pkgres.go)
 	reg           *models.Registry
@@ -155,7 +157,8 @@ func (l *launch) loadModels(ctx context.Context) error {
 	}
 	l.reg = reg
 	// Stored subscription tokens are renewed through their sign-ins.
-	reg.SetOAuth(newSignIns(l.env).OAuth)
+	l.signIns = newSignIns(l.env)
+	reg.SetOAuth(l.signIns.OAuth, l.signIns.IDs()...)
 	enableLlama(reg, l.st, l.env)
 	if !l.a.ListModels {
 		return nil
@@ -359,7 +362,10 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	if err := sessionshare.Register(rt, sessionshare.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env}); err != nil {
 		return err
 	}
-	if err := apikeys.Register(rt, apikeys.Options{AgentDir: l.agentDir, Env: l.env, Models: cfg.Models}); err != nil {
+	// The credentials go through the registry itself (not the laya/auto
+	// wrapper), so its cached auth.json sees them at once.
+	if err := apikeys.Register(rt, apikeys.Options{AgentDir: l.agentDir, Env: l.env, Models: l.src,
+		SignIn: l.signIns, NoBrowser: noBrowser(l.env), Notify: rt.Hooks().Notify}); err != nil {
 		return err
 	}
 	bo := bugreport.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env, Version: Version}

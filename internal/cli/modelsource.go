@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -92,6 +93,14 @@ func (s *modelSource) Login(provider, key string) error { return s.reg.Login(pro
 // LoginLlama is /login llama.cpp <url> [key].
 func (s *modelSource) LoginLlama(ctx context.Context, url, key string) (string, error) {
 	return s.reg.LoginLlama(ctx, url, key)
+}
+
+// SaveCredential stores a raw auth.json entry (a subscription sign-in).
+func (s *modelSource) SaveCredential(provider string, entry json.RawMessage) error {
+	if s.reg.Auth() == nil {
+		return fmt.Errorf("login %s: no auth.json configured", provider)
+	}
+	return s.reg.Auth().Set(provider, entry)
 }
 
 // Logout removes a stored credential.

@@ -22,6 +22,7 @@ type Registry struct {
 	auth       *AuthStore
 	getenv     func(string) string
 	oauth      func(provider string) OAuthProvider
+	signIns    []string
 	now        func() time.Time
 
 	mu        sync.RWMutex
@@ -75,11 +76,19 @@ func NewRegistry(o Options) (*Registry, error) {
 }
 
 // SetOAuth installs the subscription sign-ins stored OAuth tokens are
-// renewed through (Load's registries start without).
-func (r *Registry) SetOAuth(fn func(provider string) OAuthProvider) {
+// renewed through (Load's registries start without); ids are the
+// providers that have one, for /login's list.
+func (r *Registry) SetOAuth(fn func(provider string) OAuthProvider, ids ...string) {
 	r.mu.Lock()
-	r.oauth = fn
+	r.oauth, r.signIns = fn, append([]string(nil), ids...)
 	r.mu.Unlock()
+}
+
+// SignInProviders are the providers with a subscription sign-in.
+func (r *Registry) SignInProviders() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]string(nil), r.signIns...)
 }
 
 func (r *Registry) oauthFor(provider string) OAuthProvider {

@@ -308,19 +308,37 @@ func (a *AppRuntime) Providers() []ProviderStatus {
 	}
 	seen := map[string]bool{}
 	var out []ProviderStatus
+	names := a.Registry.SignInProviders() // subscriptions may have no catalog model yet
 	for _, m := range a.Registry.All() {
-		if seen[m.Provider] {
+		names = append(names, m.Provider)
+	}
+	for _, name := range names {
+		if seen[name] {
 			continue
 		}
-		seen[m.Provider] = true
-		st := ProviderStatus{Name: m.Provider, Source: a.Registry.AuthSource(m.Provider)}
-		if c, err := a.Registry.Auth().Get(m.Provider); err == nil && c != nil {
+		seen[name] = true
+		st := ProviderStatus{Name: name, Source: a.Registry.AuthSource(name)}
+		if c, err := a.Registry.Auth().Get(name); err == nil && c != nil {
 			st.Stored = true
 		}
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// SignInProvider reports whether provider has a subscription sign-in
+// (/login runs the registered command for it instead of asking for a key).
+func (a *AppRuntime) SignInProvider(provider string) bool {
+	if a.Registry == nil {
+		return false
+	}
+	for _, id := range a.Registry.SignInProviders() {
+		if id == provider {
+			return true
+		}
+	}
+	return false
 }
 
 // Login and Logout run the registered /login and /logout (package

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -44,6 +45,7 @@ func (m *Model) configurator() (Configurator, bool) {
 
 // inputOverlay asks for one line of text (masked for secrets).
 type inputOverlay struct {
+	note     string // shown above the title (a sign-in's page and code)
 	title    string
 	value    string
 	mask     bool
@@ -81,7 +83,13 @@ func (in *inputOverlay) view(m *Model, w, h int) string {
 	if in.mask {
 		v = strings.Repeat("•", len([]rune(v)))
 	}
-	return m.th.Fg("accent", in.title) + "\n> " + v + "\x1b[7m \x1b[27m\n" +
+	note := ""
+	if in.note != "" {
+		// Hard-wrapped, not cut: the sign-in page URL must stay whole to
+		// be copied.
+		note = ansi.Hardwrap(in.note, max(w, 20), true) + "\n\n"
+	}
+	return note + m.th.Fg("accent", in.title) + "\n> " + v + "\x1b[7m \x1b[27m\n" +
 		m.th.Fg("dim", "enter confirm · "+m.km.Label(keymap.SelectCancel)+" cancel")
 }
 
@@ -92,6 +100,10 @@ func (m *Model) openLogin(provider string) {
 		return
 	}
 	ask := func(p string) {
+		if sc, ok := m.rt.(signInChecker); ok && sc.SignInProvider(p) && m.opts.OnCommand != nil {
+			m.signIn(p)
+			return
+		}
 		m.overlay = &inputOverlay{title: "API key for " + p, mask: true, onSubmit: func(m *Model, key string) tea.Cmd {
 			if key == "" {
 				return nil
@@ -123,6 +135,41 @@ func (m *Model) openLogin(provider string) {
 				ask(it.value.(string))
 				return nil
 			})
+		}
+	})
+}
+
+// signInChecker is optional: a Runtime whose /login signs in to
+// subscriptions for some providers.
+type signInChecker interface{ SignInProvider(provider string) bool }
+
+// signIn runs the registered /login for a subscription: its answer (the
+// page to open, a device code) goes to the transcript, and when the flow
+// takes a pasted code or redirect URL an input asks for it (Esc when the
+// browser finished; a notice says when it did).
+func (m *Model) signIn(p string) {
+	run := m.opts.OnCommand
+	m.later(func() func(*Model) {
+		out, err := run(context.Background(), "login", p)
+		return func(m *Model) {
+			if err != nil {
+				m.tr.AddError(err.Error())
+				return
+			}
+			m.tr.AddNotice(out)
+			if !strings.Contains(out, "/login "+p+" <code>") {
+				return
+			}
+			m.overlay = &inputOverlay{note: out, title: "Paste the code or redirect URL for " + p + " (Esc if the browser finished)",
+				onSubmit: func(m *Model, code string) tea.Cmd {
+					if code == "" {
+						return nil
+					}
+					return m.call(func() resultMsg {
+						out, err := run(context.Background(), "login", p+" "+code)
+						return resultMsg{notice: out, err: err}
+					})
+				}}
 		}
 	})
 }

@@ -1,7 +1,9 @@
 package tui_test
 
 import (
+	"context"
 	"slices"
+	"sync"
 	"strings"
 	"testing"
 
@@ -31,6 +33,45 @@ func TestLoginLogout(t *testing.T) {
 	d.Press("escape", "enter", "enter")
 	if !hasCall(f, "Logout anthropic") {
 		t.Fatalf("calls %v", f.CallLog())
+	}
+}
+
+// TestLoginSubscription: /login on a provider with a subscription sign-in
+// runs the registered command, shows its page and code, and sends what
+// is pasted back to it.
+func TestLoginSubscription(t *testing.T) {
+	f := tuitest.NewFake()
+	f.SignIns = map[string]bool{"openai-codex": true}
+	var mu sync.Mutex
+	var ran []string
+	o := opts()
+	o.OnCommand = func(_ context.Context, name, args string) (string, error) {
+		mu.Lock()
+		ran = append(ran, name+" "+args)
+		mu.Unlock()
+		if args == "openai-codex" {
+			return "Sign in to OpenAI\nhttps://auth.example/authorize?x=1\nTo paste the code or redirect URL: /login openai-codex <code>", nil
+		}
+		return "Signed in to OpenAI", nil
+	}
+	d := start(t, f, o, 90, 20)
+	d.Type("/login openai-codex")
+	d.Press("enter")
+	if fr := d.Frame(); !strings.Contains(fr, "https://auth.example/authorize") || !strings.Contains(fr, "Paste the code") {
+		t.Fatalf("no sign-in page or paste input:\n%s", fr)
+	}
+	d.Type("http://localhost:1455/auth/callback?code=c&state=s")
+	d.Press("enter")
+	if out := d.Frame() + strings.Join(d.Printed, "\n"); !strings.Contains(out, "Signed in to OpenAI") || !strings.Contains(out, "https://auth.example/authorize") {
+		t.Fatalf("no confirmation or page in the transcript:\n%s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ran) != 2 || ran[0] != "login openai-codex" || ran[1] != "login openai-codex http://localhost:1455/auth/callback?code=c&state=s" {
+		t.Fatalf("ran %q", ran)
+	}
+	if hasCall(f, "Login") {
+		t.Fatalf("asked for an API key: %v", f.CallLog())
 	}
 }
 

@@ -21,6 +21,10 @@ import (
 // Fake is an in-memory tui.Runtime. Prompts are answered by Reply, which
 // by default streams "echo: <prompt>" as an assistant message.
 type Fake struct {
+	// SignIns are the providers with a subscription sign-in (/login runs
+	// the registered command for them).
+	SignIns map[string]bool
+
 	mu       sync.Mutex
 	subs     map[int]func(agent.Event)
 	nextSub  int
@@ -488,6 +492,8 @@ func (f *Fake) SaveThinkingLevel(l llm.ThinkingLevel) error {
 func (f *Fake) Providers() []tui.ProviderStatus {
 	return []tui.ProviderStatus{{Name: "anthropic", Source: "auth.json", Stored: true}, {Name: "openai-codex"}}
 }
+
+func (f *Fake) SignInProvider(provider string) bool { return f.SignIns[provider] }
 
 func (f *Fake) Login(provider, key string) error {
 	f.call("Login " + provider + " " + key)
