@@ -3,8 +3,8 @@ package tui_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/agent"
