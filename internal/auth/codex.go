@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/relay-agent/relay/internal/llm/responses"
 	"github.com/relay-agent/relay/internal/models"
 )
 
@@ -27,26 +28,9 @@ var codexDefaults = CodexEndpoints{Base: "https://auth.openai.com", CallbackPort
 
 const (
 	codexScope     = "openid profile email offline_access"
-	codexJWTClaim  = "https://api.openai.com/auth"
 	codexOrigin    = "pi" // the originator the original sends
 	codexDeviceTTL = 15 * time.Minute
 )
-
-// CodexAccountID reads the ChatGPT account id from an access token (the
-// chatgpt_account_id claim under https://api.openai.com/auth).
-func CodexAccountID(token string) (string, error) {
-	claims := jwtClaims(token)
-	var a struct {
-		ID string `json:"chatgpt_account_id"`
-	}
-	if raw, ok := claims[codexJWTClaim]; ok {
-		_ = json.Unmarshal(raw, &a)
-	}
-	if a.ID == "" {
-		return "", errors.New("the access token carries no ChatGPT account id")
-	}
-	return a.ID, nil
-}
 
 func codexProvider(c *Config) *Provider {
 	e := c.Codex
@@ -64,7 +48,7 @@ func codexProvider(c *Config) *Provider {
 		if !ok {
 			return nil, errMissing("OpenAI Codex", op, "expires_in")
 		}
-		acc, err := CodexAccountID(t.AccessToken)
+		acc, err := responses.CodexAccountID(t.AccessToken)
 		if err != nil {
 			return nil, fmt.Errorf("OpenAI Codex token %s: %w", op, err)
 		}
@@ -195,7 +179,7 @@ func codexProvider(c *Config) *Provider {
 		use: func(cr *models.Credential) (models.OAuthUse, error) {
 			// The wire client reads the account id from the token itself;
 			// a token without one cannot be used.
-			if _, err := CodexAccountID(cr.Access); err != nil {
+			if _, err := responses.CodexAccountID(cr.Access); err != nil {
 				return models.OAuthUse{}, err
 			}
 			return models.OAuthUse{APIKey: cr.Access}, nil

@@ -50,12 +50,6 @@ func (a *authServer) handle(path string, h func(w http.ResponseWriter, rq reques
 	a.mu.Unlock()
 }
 
-func (a *authServer) requests(path string) []request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]request(nil), a.seen[path]...)
-}
-
 func reply(status int, body string) func(http.ResponseWriter, request) {
 	return func(w http.ResponseWriter, _ request) {
 		w.WriteHeader(status)

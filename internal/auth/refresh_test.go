@@ -25,7 +25,7 @@ func fakeJWT(claims map[string]any) string {
 }
 
 func codexToken(account string) string {
-	return fakeJWT(map[string]any{codexJWTClaim: map[string]string{"chatgpt_account_id": account}})
+	return fakeJWT(map[string]any{"https://api.openai.com/auth": map[string]string{"chatgpt_account_id": account}})
 }
 
 var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

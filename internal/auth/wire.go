@@ -201,26 +201,6 @@ func parseAuthInput(in string) (code, state, errCode string) {
 	return v, "", ""
 }
 
-// jwtClaims decodes a JWT's payload without verifying it (the token came
-// from the issuer over TLS; only its claims are read).
-func jwtClaims(token string) map[string]json.RawMessage {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return nil
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		if raw, err = base64.StdEncoding.DecodeString(parts[1]); err != nil {
-			return nil
-		}
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m
-}
-
 // callbackHost is where loopback servers listen (RELAY_OAUTH_CALLBACK_HOST,
 // default 127.0.0.1), as in the original.
 func callbackHost(c *Config) string {

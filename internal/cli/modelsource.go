@@ -49,9 +49,11 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 		}
 		return anthropic.New(), nil
 	case llm.APIOpenAICompletions:
-		return openai.New(), nil
-	case llm.APIOpenAIResponses, "openai-codex-responses":
-		return responses.New(), nil
+		return s.signedIn(openai.New()), nil
+	case "openai-codex-responses":
+		return s.signedIn(responses.NewCodex()), nil
+	case llm.APIOpenAIResponses:
+		return s.signedIn(responses.New()), nil
 	case mistral.API:
 		return mistral.New(), nil
 	case vertex.API:
@@ -67,7 +69,32 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 			return bedrock.New(bedrock.Config{Getenv: s.reg.ProviderEnv(m.Provider)})
 		}), nil
 	}
-	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai, bedrock-converse-stream, azure-openai-responses, google-vertex, mistral-conversations)", m.Provider, m.ID, m.API)
+	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, openai-codex-responses, google-generative-ai, bedrock-converse-stream, azure-openai-responses, google-vertex, mistral-conversations)", m.Provider, m.ID, m.API)
+}
+
+// signedIn sends a provider's requests to the endpoint its subscription
+// sign-in names (GitHub Copilot's comes with the token), read from the
+// stored credential at request time; other providers are untouched.
+func (s *modelSource) signedIn(c llm.Client) llm.Client {
+	return accountClient{c, s.reg}
+}
+
+type accountClient struct {
+	llm.Client
+	reg *models.Registry
+}
+
+func (a accountClient) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
+	if req.Model != nil {
+		if base := a.reg.OAuthBaseURL(req.Model.Provider); base != "" && base != req.Model.BaseURL {
+			m := *req.Model
+			m.BaseURL = base
+			r := *req
+			r.Model = &m
+			req = &r
+		}
+	}
+	return a.Client.Stream(ctx, req, emit)
 }
 
 func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[string]string, error) {

@@ -11,7 +11,7 @@ import (
 var ourAPIs = map[string]bool{
 	llm.APIAnthropicMessages: true, llm.APIOpenAICompletions: true,
 	llm.APIOpenAIResponses: true, llm.APIGoogleGenerativeAI: true,
-	"bedrock-converse-stream": true, "google-vertex": true, "azure-openai-responses": true, "mistral-conversations": true,
+	"bedrock-converse-stream": true, "google-vertex": true, "azure-openai-responses": true, "mistral-conversations": true, "openai-codex-responses": true,
 }
 
 func TestCatalogSanity(t *testing.T) {

@@ -282,6 +282,28 @@ func (r *Registry) OAuthUse(ctx context.Context, provider string, minValid time.
 	return use, nil
 }
 
+// OAuthBaseURL is the endpoint provider's stored sign-in names (GitHub
+// Copilot's proxy, Antigravity's Cloud Code origin), "" when there is none.
+// It reads the cached credential: no file read, no request.
+func (r *Registry) OAuthBaseURL(provider string) string {
+	if r.auth == nil {
+		return ""
+	}
+	p := r.oauthFor(provider)
+	if p == nil {
+		return ""
+	}
+	c, err := r.auth.Get(provider)
+	if err != nil || c == nil || c.Type != "oauth" {
+		return ""
+	}
+	use, err := p.Use(c)
+	if err != nil {
+		return ""
+	}
+	return use.BaseURL
+}
+
 // Login stores an API key for provider in auth.json (/login).
 func (r *Registry) Login(provider, key string) error {
 	if r.auth == nil {

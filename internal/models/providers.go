@@ -22,6 +22,7 @@ type ProviderInfo struct {
 var knownProviders = []ProviderInfo{
 	{ID: "anthropic", Name: "Anthropic", EnvVars: []string{"ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"}, BearerEnvVars: []string{"ANTHROPIC_AUTH_TOKEN"}},
 	{ID: "openai", Name: "OpenAI", EnvVars: []string{"OPENAI_API_KEY"}},
+	{ID: "openai-codex", Name: "OpenAI Codex (ChatGPT Plus/Pro)"}, // sign-in only (/login openai-codex)
 	{ID: "azure-openai-responses", Name: "Azure OpenAI", EnvVars: []string{"AZURE_OPENAI_API_KEY"}},
 	{ID: "google", Name: "Google Gemini", EnvVars: []string{"GEMINI_API_KEY"}},
 	{ID: "google-vertex", Name: "Google Vertex AI", EnvVars: []string{"GOOGLE_CLOUD_API_KEY"},

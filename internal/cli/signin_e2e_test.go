@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/relay-agent/relay/internal/auth"
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/llm/llmtest"
+)
+
+func chatgptToken(account, tag string) string {
+	b, _ := json.Marshal(map[string]any{"https://api.openai.com/auth": map[string]string{"chatgpt_account_id": account}, "tag": tag})
+	return "eyJhbGciOiJSUzI1NiJ9." + base64.RawURLEncoding.EncodeToString(b) + ".sig"
+}
+
+// TestCodexSubscriptionPastExpiry runs relay -p on an openai-codex model
+// whose stored ChatGPT token is about to expire: the token is renewed
+// once against the fake auth server before the request, the request goes
+// to the Codex endpoint with the new token and its account id, and a
+// second run uses the saved token without another refresh.
+func TestCodexSubscriptionPastExpiry(t *testing.T) {
+	srv, agent := fakeProviderEnv(t, llmtest.Response{Text: "first"}, llmtest.Response{Text: "second"})
+	fresh := chatgptToken("acct-5", "new")
+	var refreshes atomic.Int32
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		f, _ := url.ParseQuery(string(body))
+		if r.URL.Path != "/oauth/token" || f.Get("grant_type") != "refresh_token" || f.Get("refresh_token") != "rt-old" {
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":"invalid_grant"}`)
+			return
+		}
+		refreshes.Add(1)
+		fmt.Fprintf(w, `{"access_token":%q,"refresh_token":"rt-new","expires_in":864000}`, fresh)
+	}))
+	defer tokens.Close()
+	old := newSignIns
+	newSignIns = func(env config.Env) *auth.Set {
+		return auth.New(auth.Config{Getenv: env.Get, Codex: auth.CodexEndpoints{Base: tokens.URL}})
+	}
+	defer func() { newSignIns = old }()
+
+	os.WriteFile(filepath.Join(agent, "models.json"), []byte(fmt.Sprintf(`{"providers":{"openai-codex":{"baseUrl":%q}}}`, srv.URL)), 0o644)
+	os.WriteFile(filepath.Join(agent, "auth.json"), []byte(fmt.Sprintf(
+		`{"openai-codex":{"type":"oauth","access":%q,"refresh":"rt-old","expires":%d,"accountId":"acct-5"}}`,
+		chatgptToken("acct-5", "old"), time.Now().Add(time.Minute).UnixMilli())), 0o600)
+
+	for i, want := range []string{"first", "second"} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), []string{"-p", "--model", "openai-codex/gpt-5.5", "hi"}, strings.NewReader(""), &out, &errb)
+		if code != 0 || strings.TrimSpace(out.String()) != want {
+			t.Fatalf("run %d: exit %d stdout %q stderr %s", i, code, out.String(), errb.String())
+		}
+	}
+	if n := refreshes.Load(); n != 1 {
+		t.Fatalf("%d refreshes, want 1", n)
+	}
+	for _, rq := range srv.Requests() {
+		if rq.Path != "/codex/responses" || rq.Header.Get("Authorization") != "Bearer "+fresh || rq.Header.Get("Chatgpt-Account-Id") != "acct-5" {
+			t.Fatalf("request %s %v", rq.Path, rq.Header)
+		}
+		if _, ok := rq.Body["instructions"].(string); !ok {
+			t.Fatalf("no instructions: %v", rq.Body)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(agent, "auth.json"))
+	if !strings.Contains(string(data), `"refresh":"rt-new"`) || !strings.Contains(string(data), `"accountId":"acct-5"`) {
+		t.Fatalf("auth.json %s", data)
+	}
+}
+
+// TestRevokedSubscriptionSaysSignInAgain: a refresh the server refuses for
+// good stops the request with the command to run, and keeps auth.json.
+func TestRevokedSubscriptionSaysSignInAgain(t *testing.T) {
+	srv, agent := fakeProviderEnv(t, llmtest.Response{Text: "never"})
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(400)
+		io.WriteString(w, `{"error":"invalid_grant","error_description":"refresh token revoked"}`)
+	}))
+	defer tokens.Close()
+	old := newSignIns
+	newSignIns = func(env config.Env) *auth.Set {
+		return auth.New(auth.Config{Getenv: env.Get, Anthropic: auth.AnthropicEndpoints{Token: tokens.URL}})
+	}
+	defer func() { newSignIns = old }()
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	before := fmt.Sprintf(`{"anthropic":{"type":"oauth","access":"sk-ant-oat01-old","refresh":"r","expires":%d}}`, time.Now().Add(-time.Hour).UnixMilli())
+	os.WriteFile(filepath.Join(agent, "auth.json"), []byte(before), 0o600)
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"-p", "--model", "anthropic/claude-sonnet-4-5", "hi"}, strings.NewReader(""), &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "sign in again: run /login anthropic") {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out.String(), errb.String())
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatalf("%d model requests with a revoked sign-in", len(srv.Requests()))
+	}
+	if after, _ := os.ReadFile(filepath.Join(agent, "auth.json")); string(after) != before {
+		t.Fatalf("auth.json changed: %s", after)
+	}
+}
