@@ -123,7 +123,21 @@ func parseAuthCmd(args []string) (*authCmd, error) {
 }
 
 // newSignIns builds the subscription sign-ins (tests point them at fakes).
-var newSignIns = func(env config.Env) *auth.Set { return auth.New(auth.Config{Getenv: env.Get}) }
+var newSignIns = func(env config.Env, reg *models.Registry) *auth.Set {
+	return auth.New(auth.Config{Getenv: env.Get, Copilot: auth.CopilotEndpoints{ModelIDs: providerModelIDs(reg, "github-copilot")}})
+}
+
+// providerModelIDs lists the catalog's model ids of provider (Copilot
+// enables them for the account after sign-in, as the original does).
+func providerModelIDs(reg *models.Registry, provider string) []string {
+	var ids []string
+	for _, m := range reg.All() {
+		if m.Provider == provider {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
 
 // noBrowser says the browser is likely on another machine (SSH, or a
 // Linux session without a display): sign-ins then offer the paste-the-code
@@ -151,7 +165,7 @@ func runAuth(ctx context.Context, args []string, env config.Env, stdout, stderr 
 		return 1
 	}
 	reg, cfgErr := models.Load(agentDir, env.Get)
-	signIns := newSignIns(env)
+	signIns := newSignIns(env, reg)
 	reg.SetOAuth(signIns.OAuth, signIns.IDs()...)
 	ctx, cancel := context.WithTimeout(ctx, 45*time.Second)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/auth"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/models"
 )
 
 func runAuthIn(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
@@ -105,7 +106,7 @@ func TestAuthBearerTokenRefreshes(t *testing.T) {
 	}))
 	defer srv.Close()
 	old := newSignIns
-	newSignIns = func(env config.Env) *auth.Set {
+	newSignIns = func(env config.Env, _ *models.Registry) *auth.Set {
 		return auth.New(auth.Config{Getenv: env.Get, Anthropic: auth.AnthropicEndpoints{Token: srv.URL}})
 	}
 	defer func() { newSignIns = old }()

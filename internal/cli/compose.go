@@ -157,7 +157,7 @@ func (l *launch) loadModels(ctx context.Context) error {
 	}
 	l.reg = reg
 	// Stored subscription tokens are renewed through their sign-ins.
-	l.signIns = newSignIns(l.env)
+	l.signIns = newSignIns(l.env, reg)
 	reg.SetOAuth(l.signIns.OAuth, l.signIns.IDs()...)
 	enableLlama(reg, l.st, l.env)
 	if !l.a.ListModels {

@@ -47,7 +47,7 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 				return &anthropic.Client{Federation: anthropic.NewFederation(env)}
 			}), nil
 		}
-		return anthropic.New(), nil
+		return s.signedIn(anthropic.New()), nil
 	case llm.APIOpenAICompletions:
 		return s.signedIn(openai.New()), nil
 	case "openai-codex-responses":

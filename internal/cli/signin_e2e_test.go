@@ -20,6 +20,7 @@ import (
 	"github.com/relay-agent/relay/internal/auth"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm/llmtest"
+	"github.com/relay-agent/relay/internal/models"
 )
 
 func chatgptToken(account, tag string) string {
@@ -49,7 +50,7 @@ func TestCodexSubscriptionPastExpiry(t *testing.T) {
 	}))
 	defer tokens.Close()
 	old := newSignIns
-	newSignIns = func(env config.Env) *auth.Set {
+	newSignIns = func(env config.Env, _ *models.Registry) *auth.Set {
 		return auth.New(auth.Config{Getenv: env.Get, Codex: auth.CodexEndpoints{Base: tokens.URL}})
 	}
 	defer func() { newSignIns = old }()
@@ -93,7 +94,7 @@ func TestRevokedSubscriptionSaysSignInAgain(t *testing.T) {
 	}))
 	defer tokens.Close()
 	old := newSignIns
-	newSignIns = func(env config.Env) *auth.Set {
+	newSignIns = func(env config.Env, _ *models.Registry) *auth.Set {
 		return auth.New(auth.Config{Getenv: env.Get, Anthropic: auth.AnthropicEndpoints{Token: tokens.URL}})
 	}
 	defer func() { newSignIns = old }()

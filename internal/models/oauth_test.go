@@ -337,3 +337,30 @@ func TestHelperRefreshProcess(t *testing.T) {
 	}
 	os.Exit(0)
 }
+
+// TestAvailableFollowsTheSignedInModelList: a sign-in that stored the
+// account's model list (Copilot's availableModelIds) limits the provider's
+// models to it; without one every catalog model is available.
+func TestAvailableFollowsTheSignedInModelList(t *testing.T) {
+	dir := t.TempDir()
+	exp := time.Now().Add(time.Hour).UnixMilli()
+	count := func(body string) (n int, ids []string) {
+		writeAuth(t, filepath.Join(dir, "auth.json"), body)
+		r, err := NewRegistry(Options{AuthJSON: filepath.Join(dir, "auth.json"), Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range r.Available(context.Background()) {
+			if m.Provider == "openai-codex" {
+				ids = append(ids, m.ID)
+			}
+		}
+		return len(ids), ids
+	}
+	if n, _ := count(fmt.Sprintf(`{"openai-codex":{"type":"oauth","access":"a","refresh":"r","expires":%d}}`, exp)); n < 2 {
+		t.Fatalf("%d models without a list", n)
+	}
+	if n, ids := count(fmt.Sprintf(`{"openai-codex":{"type":"oauth","access":"a","refresh":"r","expires":%d,"availableModelIds":["gpt-5.5","gone"]}}`, exp)); n != 1 || ids[0] != "gpt-5.5" {
+		t.Fatalf("with a list: %v", ids)
+	}
+}

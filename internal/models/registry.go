@@ -411,18 +411,46 @@ func (r *Registry) Find(provider, id string) *llm.Model {
 func (r *Registry) Available(ctx context.Context) []*llm.Model {
 	all := r.All()
 	ok := map[string]bool{}
+	enabled := map[string]map[string]bool{}
 	var out []*llm.Model
 	for _, m := range all {
 		has, seen := ok[m.Provider]
 		if !seen {
 			has = r.HasAuth(m.Provider)
 			ok[m.Provider] = has
+			enabled[m.Provider] = r.signedInModels(m.Provider)
 		}
-		if has {
+		if ids := enabled[m.Provider]; has && (ids == nil || ids[m.ID]) {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// signedInModels is the model list a subscription sign-in stored
+// (availableModelIds: GitHub Copilot lists the models the account may
+// use), nil when there is none.
+func (r *Registry) signedInModels(provider string) map[string]bool {
+	if r.auth == nil {
+		return nil
+	}
+	c, err := r.auth.Get(provider)
+	if err != nil || c == nil || c.Type != "oauth" {
+		return nil
+	}
+	raw, ok := c.Extra["availableModelIds"]
+	if !ok {
+		return nil
+	}
+	var ids []string
+	if json.Unmarshal(raw, &ids) != nil || len(ids) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
 }
 
 // DefaultModel picks a model when nothing is configured: the preferred
