@@ -322,7 +322,14 @@ func copilotProvider(c *Config) *Provider {
 		},
 		use: func(cr *models.Credential) (models.OAuthUse, error) {
 			enterprise, _ := normalizeDomain(cr.ExtraString("enterpriseUrl"))
-			return models.OAuthUse{APIKey: cr.Access, BaseURL: base(cr.Access, enterprise)}, nil
+			// The editor headers on every request, and the token as a bearer
+			// for every wire (the Anthropic client would otherwise send it
+			// as x-api-key to Copilot's Claude models).
+			h := map[string]string{"Authorization": "Bearer " + cr.Access}
+			for k, v := range CopilotHeaders {
+				h[k] = v
+			}
+			return models.OAuthUse{APIKey: cr.Access, BaseURL: base(cr.Access, enterprise), Headers: h}, nil
 		},
 	}
 }

@@ -175,7 +175,8 @@ func TestRefreshEachProvider(t *testing.T) {
 func TestUse(t *testing.T) {
 	set := New(Config{})
 	c := &models.Credential{Type: "oauth", Access: "tid=1;proxy-ep=proxy.individual.githubcopilot.com;x=y"}
-	if u, _ := set.Get("github-copilot").Use(c); u.BaseURL != "https://api.individual.githubcopilot.com" || u.APIKey != c.Access {
+	if u, _ := set.Get("github-copilot").Use(c); u.BaseURL != "https://api.individual.githubcopilot.com" || u.APIKey != c.Access ||
+		u.Headers["Authorization"] != "Bearer "+c.Access || u.Headers["Copilot-Integration-Id"] != "vscode-chat" {
 		t.Fatalf("copilot %+v", u)
 	}
 	c = &models.Credential{Type: "oauth", Access: "opaque"}

@@ -113,3 +113,29 @@ func TestRevokedSubscriptionSaysSignInAgain(t *testing.T) {
 		t.Fatalf("auth.json changed: %s", after)
 	}
 }
+
+// TestCopilotSubscriptionRequest: a GitHub Copilot sign-in sends the
+// request to the endpoint its token names, with the Copilot token as the
+// bearer and the editor headers.
+func TestCopilotSubscriptionRequest(t *testing.T) {
+	srv, agent := fakeProviderEnv(t, llmtest.Response{Text: "hello from copilot"})
+	old := newSignIns
+	newSignIns = func(env config.Env, _ *models.Registry) *auth.Set {
+		return auth.New(auth.Config{Getenv: env.Get, Copilot: auth.CopilotEndpoints{CopilotAPI: srv.URL}})
+	}
+	defer func() { newSignIns = old }()
+	os.WriteFile(filepath.Join(agent, "models.json"), []byte(`{"providers":{"github-copilot":{"baseUrl":"https://api.individual.githubcopilot.com","api":"openai-completions","models":[{"id":"gpt-x"}]}}}`), 0o644)
+	token := "tid=1;exp=9;proxy-ep=proxy.individual.githubcopilot.com;"
+	os.WriteFile(filepath.Join(agent, "auth.json"), []byte(fmt.Sprintf(
+		`{"github-copilot":{"type":"oauth","access":%q,"refresh":"gho_x","expires":%d}}`, token, time.Now().Add(time.Hour).UnixMilli())), 0o600)
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"-p", "--model", "github-copilot/gpt-x", "hi"}, strings.NewReader(""), &out, &errb); code != 0 ||
+		strings.TrimSpace(out.String()) != "hello from copilot" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out.String(), errb.String())
+	}
+	h := srv.Requests()[0].Header
+	if h.Get("Authorization") != "Bearer "+token || h.Get("Editor-Version") != "vscode/1.107.0" || h.Get("Copilot-Integration-Id") != "vscode-chat" ||
+		h.Get("X-Initiator") != "user" {
+		t.Fatalf("headers %v", h)
+	}
+}
