@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/relay-agent/relay/internal/llm"
 )
 
 // tokenServer is a token endpoint that rotates refresh tokens the way the
@@ -362,5 +364,26 @@ func TestAvailableFollowsTheSignedInModelList(t *testing.T) {
 	}
 	if n, ids := count(fmt.Sprintf(`{"openai-codex":{"type":"oauth","access":"a","refresh":"r","expires":%d,"availableModelIds":["gpt-5.5","gone"]}}`, exp)); n != 1 || ids[0] != "gpt-5.5" {
 		t.Fatalf("with a list: %v", ids)
+	}
+}
+
+// BenchmarkResolveAuthValidOAuth is the hot path of a request with a
+// stored subscription token that has time left: no file read, no request.
+func BenchmarkResolveAuthValidOAuth(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "auth.json")
+	os.WriteFile(path, []byte(fmt.Sprintf(`{"p":{"type":"oauth","access":"a0","refresh":"r0","expires":%d}}`, time.Now().Add(time.Hour).UnixMilli())), 0o600)
+	r, err := NewRegistry(Options{AuthJSON: path, Getenv: func(string) string { return "" },
+		OAuth: func(string) OAuthProvider { return formRefresher{"http://127.0.0.1:1"} }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := &llm.Model{Provider: "p", ID: "x"}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if key, _, err := r.ResolveAuth(ctx, m, ""); err != nil || key != "a0" {
+			b.Fatal(key, err)
+		}
 	}
 }
