@@ -67,7 +67,12 @@ func (r *Keys) signIn(ctx context.Context, p *auth.Provider, arg string) (text s
 		return "", false, nil
 	}
 	if f != nil {
+		// The old flow's callback server must let go of its port first.
 		f.Cancel()
+		select {
+		case <-f.Done():
+		case <-time.After(5 * time.Second):
+		}
 	}
 	// The flow outlives this command: it ends with the browser, the
 	// device approval or flowTimeout, not with the command's context.

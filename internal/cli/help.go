@@ -142,6 +142,7 @@ relay sessions list [--all] [--json]      sessions of this directory (all)
 relay sessions show FILE|ID [--context] [--leaf ID] [--json]
 relay sessions check FILE|ID              validate a file and its tree
 relay mcp add|remove|list|login|logout    MCP servers (relay mcp --help)
+relay auth check|print-api-key|print-bearer-token  (relay auth --help)
 `,
 	"tools": `Tools and context: what the model can do and see
 
