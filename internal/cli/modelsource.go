@@ -47,13 +47,13 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 				return &anthropic.Client{Federation: anthropic.NewFederation(env)}
 			}), nil
 		}
-		return s.signedIn(anthropic.New()), nil
+		return s.signedIn(m, anthropic.New()), nil
 	case llm.APIOpenAICompletions:
-		return s.signedIn(openai.New()), nil
+		return s.signedIn(m, openai.New()), nil
 	case "openai-codex-responses":
-		return s.signedIn(responses.NewCodex()), nil
+		return responses.NewCodex(), nil
 	case llm.APIOpenAIResponses:
-		return s.signedIn(responses.New()), nil
+		return s.signedIn(m, responses.New()), nil
 	case mistral.API:
 		return mistral.New(), nil
 	case vertex.API:
@@ -74,10 +74,18 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 
 // signedIn sends a provider's requests to the endpoint its subscription
 // sign-in names (GitHub Copilot's comes with the token), read from the
-// stored credential at request time; other providers are untouched.
-func (s *modelSource) signedIn(c llm.Client) llm.Client {
+// stored credential at request time; other providers' clients are
+// returned as they are.
+func (s *modelSource) signedIn(m *llm.Model, c llm.Client) llm.Client {
+	if !endpointFromSignIn[m.Provider] {
+		return c
+	}
 	return accountClient{c, s.reg}
 }
+
+// endpointFromSignIn are the providers whose endpoint depends on the
+// account (GitHub Copilot: the token's proxy-ep, or the Enterprise host).
+var endpointFromSignIn = map[string]bool{"github-copilot": true}
 
 type accountClient struct {
 	llm.Client

@@ -48,6 +48,7 @@ func TestModelSourceClients(t *testing.T) {
 		llm.APIAnthropicMessages:  "*anthropic.Client",
 		llm.APIOpenAICompletions:  "*openai.Client",
 		llm.APIOpenAIResponses:    "*responses.Client",
+		"openai-codex-responses":  "*responses.CodexClient",
 		"azure-openai-responses":  "*responses.Azure",
 		llm.APIGoogleGenerativeAI: "*gemini.Client",
 		"bedrock-converse-stream": "*bedrock.Client",
@@ -66,6 +67,10 @@ func TestModelSourceClients(t *testing.T) {
 	b, _ := src.Client(&llm.Model{Provider: "amazon-bedrock", ID: "b", API: "bedrock-converse-stream"})
 	if a != b {
 		t.Error("a second Bedrock client was made for the same provider")
+	}
+	// Copilot's endpoint comes from its sign-in, per request.
+	if c, _ := src.Client(&llm.Model{Provider: "github-copilot", ID: "m", API: llm.APIOpenAICompletions}); fmt.Sprintf("%T", c) != "cli.accountClient" {
+		t.Errorf("github-copilot client %T", c)
 	}
 	if _, err := src.Client(&llm.Model{Provider: "p", ID: "m", API: "unknown-api"}); err == nil {
 		t.Error("unknown API accepted")
