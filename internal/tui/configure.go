@@ -99,11 +99,7 @@ func (m *Model) openLogin(provider string) {
 		m.tr.AddError("/login is not available in this build")
 		return
 	}
-	ask := func(p string) {
-		if sc, ok := m.rt.(signInChecker); ok && sc.SignInProvider(p) && m.opts.OnCommand != nil {
-			m.signIn(p)
-			return
-		}
+	askKey := func(p string) {
 		m.overlay = &inputOverlay{title: "API key for " + p, mask: true, onSubmit: func(m *Model, key string) tea.Cmd {
 			if key == "" {
 				return nil
@@ -115,6 +111,34 @@ func (m *Model) openLogin(provider string) {
 				return resultMsg{notice: "Saved the API key for " + p}
 			})
 		}}
+	}
+	// A provider with a subscription offers both ways in.
+	ask := func(p string) {
+		if sc, ok := m.rt.(signInChecker); !ok || !sc.SignInProvider(p) || m.opts.OnCommand == nil {
+			askKey(p)
+			return
+		}
+		m.overlay = newSelect("Log in to "+p, []selectItem{
+			{label: "Sign in with a subscription", value: true},
+			{label: "Enter an API key", value: false},
+		}, func(m *Model, it selectItem) tea.Cmd {
+			if it.value.(bool) {
+				m.signIn(p)
+			} else {
+				askKey(p)
+			}
+			return nil
+		})
+	}
+	// "/login <provider> <more>": a sign-in method, an Enterprise host, a
+	// pasted code or a key; the registered command tells them apart.
+	if p, rest, ok := strings.Cut(provider, " "); ok && strings.TrimSpace(rest) != "" && m.opts.OnCommand != nil {
+		run := m.opts.OnCommand
+		m.pending = m.call(func() resultMsg {
+			out, err := run(context.Background(), "login", p+" "+strings.TrimSpace(rest))
+			return resultMsg{notice: out, err: err}
+		})
+		return
 	}
 	if provider != "" {
 		ask(provider)

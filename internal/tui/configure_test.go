@@ -57,6 +57,10 @@ func TestLoginSubscription(t *testing.T) {
 	d := start(t, f, o, 90, 20)
 	d.Type("/login openai-codex")
 	d.Press("enter")
+	if fr := d.Frame(); !strings.Contains(fr, "Sign in with a subscription") || !strings.Contains(fr, "Enter an API key") {
+		t.Fatalf("no choice between a subscription and a key:\n%s", fr)
+	}
+	d.Press("enter")
 	if fr := d.Frame(); !strings.Contains(fr, "https://auth.example/authorize") || !strings.Contains(fr, "Paste the code") {
 		t.Fatalf("no sign-in page or paste input:\n%s", fr)
 	}
@@ -66,12 +70,29 @@ func TestLoginSubscription(t *testing.T) {
 		t.Fatalf("no confirmation or page in the transcript:\n%s", out)
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	if len(ran) != 2 || ran[0] != "login openai-codex" || ran[1] != "login openai-codex http://localhost:1455/auth/callback?code=c&state=s" {
-		t.Fatalf("ran %q", ran)
+	got := append([]string(nil), ran...)
+	mu.Unlock()
+	if len(got) != 2 || got[0] != "login openai-codex" || got[1] != "login openai-codex http://localhost:1455/auth/callback?code=c&state=s" {
+		t.Fatalf("ran %q", got)
 	}
 	if hasCall(f, "Login") {
 		t.Fatalf("asked for an API key: %v", f.CallLog())
+	}
+	// The other way in is still a key; and "/login p <more>" goes to the
+	// command as typed.
+	d.Type("/login openai-codex")
+	d.Press("enter", "down", "enter")
+	d.Type("sk-key")
+	d.Press("enter")
+	if !hasCall(f, "Login openai-codex sk-key") {
+		t.Fatalf("calls %v", f.CallLog())
+	}
+	d.Type("/login openai-codex device_code")
+	d.Press("enter")
+	mu.Lock()
+	defer mu.Unlock()
+	if ran[len(ran)-1] != "login openai-codex device_code" {
+		t.Fatalf("ran %q", ran)
 	}
 }
 
