@@ -1,6 +1,6 @@
 // Package auth signs in to the subscriptions the original supports (Claude
 // Pro/Max, ChatGPT Plus/Pro through Codex, GitHub Copilot, Google
-// Antigravity) and renews their tokens. The credentials it produces are
+// Antigravity, Google Gemini CLI) and renews their tokens. The credentials it produces are
 // auth.json OAuth entries ({"type":"oauth","access","refresh","expires",
 // ...provider extras}) in the original's shape; internal/models stores them
 // and calls back here (models.OAuthProvider) to renew them.
@@ -76,13 +76,15 @@ type Config struct {
 	// Now replaces time.Now.
 	Now func() time.Time
 	// Getenv reads the variables the sign-ins honour
-	// (RELAY_OAUTH_CALLBACK_HOST, RELAY_AI_ANTIGRAVITY_CLIENT_ID/SECRET).
+	// (RELAY_OAUTH_CALLBACK_HOST, RELAY_AI_ANTIGRAVITY_CLIENT_ID/SECRET,
+	// GOOGLE_CLOUD_PROJECT for Gemini CLI).
 	Getenv func(string) string
 
 	Anthropic   AnthropicEndpoints
 	Codex       CodexEndpoints
 	Copilot     CopilotEndpoints
 	Antigravity AntigravityEndpoints
+	GeminiCLI   GeminiCLIEndpoints
 }
 
 func (c *Config) defaults() {
@@ -106,7 +108,7 @@ type Set struct {
 func New(c Config) *Set {
 	c.defaults()
 	s := &Set{byID: map[string]*Provider{}}
-	for _, p := range []*Provider{anthropicProvider(&c), codexProvider(&c), copilotProvider(&c), antigravityProvider(&c)} {
+	for _, p := range []*Provider{anthropicProvider(&c), codexProvider(&c), copilotProvider(&c), antigravityProvider(&c), geminiCLIProvider(&c)} {
 		s.byID[p.ID] = p
 	}
 	return s

@@ -402,3 +402,70 @@ func TestAntigravitySignIn(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestGeminiCLISignIn(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		load    string
+		wantPID string
+		wantErr string
+	}{
+		{name: "existing project", load: `{"cloudaicompanionProject":"proj-existing","currentTier":{"id":"standard-tier"}}`, wantPID: "proj-existing"},
+		{name: "free tier is onboarded", load: `{"allowedTiers":[{"id":"legacy-tier"},{"id":"free-tier","isDefault":true}]}`, wantPID: "proj-free"},
+		{name: "paid tier needs a project", load: `{"currentTier":{"id":"standard-tier"}}`, wantErr: "set GOOGLE_CLOUD_PROJECT"},
+		{name: "paid tier with a project", env: map[string]string{"GOOGLE_CLOUD_PROJECT": "mine"}, load: `{"currentTier":{"id":"standard-tier"}}`, wantPID: "mine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAuthServer(t)
+			set := New(Config{Getenv: func(k string) string { return tc.env[k] },
+				GeminiCLI: GeminiCLIEndpoints{Authorize: a.URL + "/auth", Token: a.URL + "/token", CodeAssist: a.URL, CallbackPort: -1, PollInterval: time.Millisecond}})
+			f, err := set.Get("google-gemini-cli").Start(context.Background(), LoginOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := url.Parse(f.URL)
+			q := u.Query()
+			if q.Get("client_id") != geminiCLIClientID || !strings.HasSuffix(q.Get("redirect_uri"), "/oauth2callback") {
+				t.Fatalf("authorize URL %s", f.URL)
+			}
+			a.handle("/token", func(w http.ResponseWriter, rq request) {
+				if rq.Form.Get("client_secret") != geminiCLIClientSecret || s256(rq.Form.Get("code_verifier")) != q.Get("code_challenge") {
+					reply(400, `{"error":"invalid_grant"}`)(w, rq)
+					return
+				}
+				reply(200, `{"access_token":"ya29.g","refresh_token":"1//g","expires_in":3599}`)(w, rq)
+			})
+			a.handle("/v1internal:loadCodeAssist", func(w http.ResponseWriter, rq request) {
+				meta, _ := rq.JSON["metadata"].(map[string]any)
+				if rq.Header.Get("Authorization") != "Bearer ya29.g" || meta["pluginType"] != "GEMINI" {
+					reply(401, ``)(w, rq)
+					return
+				}
+				reply(200, tc.load)(w, rq)
+			})
+			a.handle("/v1internal:onboardUser", func(w http.ResponseWriter, rq request) {
+				if rq.JSON["tierId"] != "free-tier" {
+					reply(400, `{"error":"tier"}`)(w, rq)
+					return
+				}
+				reply(200, `{"name":"operations/onb-1","done":false}`)(w, rq)
+			})
+			a.handle("/v1internal/operations/onb-1", reply(200, `{"name":"operations/onb-1","done":true,"response":{"cloudaicompanionProject":{"id":"proj-free"}}}`))
+			browse(t, strings.Replace(q.Get("redirect_uri"), "localhost", "127.0.0.1", 1), url.Values{"code": {"4/x"}, "state": {q.Get("state")}})
+			c, err := wait(t, f)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			}
+			if err != nil || c.ExtraString("projectId") != tc.wantPID || c.Refresh != "1//g" {
+				t.Fatalf("got %+v, %v", c, err)
+			}
+			if u, err := set.Get("google-gemini-cli").Use(c); err != nil || u.Headers["X-Goog-User-Project"] != tc.wantPID || u.BaseURL != a.URL {
+				t.Fatalf("use %+v %v", u, err)
+			}
+		})
+	}
+}
