@@ -351,20 +351,24 @@ func TestCLIOneShotFlags(t *testing.T) {
 }
 
 // Upstream's subcommand names are commands, not prompts: "relay list"
-// lists packages, "relay auth" is reserved.
+// lists packages, "relay auth" answers itself (its usage, a usage error)
+// without asking the model; after "--" the word is a prompt.
 func TestCLIReservedSubcommands(t *testing.T) {
 	e := newEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
 	if out, errOut, code := e.run("list"); code != 0 || out != "No packages installed.\n" {
 		t.Fatalf("list: exit %d stdout %q stderr %q", code, out, errOut)
 	}
-	if _, errOut, code := e.run("auth"); code != 1 || !strings.HasPrefix(errOut, "Error: relay auth is not supported yet") {
-		t.Fatalf("auth: exit %d stderr %q", code, errOut)
+	if out, errOut, code := e.run("auth"); code != 0 || !strings.HasPrefix(out, "Usage:\n  relay auth print-api-key") {
+		t.Fatalf("auth: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if _, errOut, code := e.run("auth", "check"); code != 1 || !strings.Contains(errOut, "auth checks require --provider") {
+		t.Fatalf("auth check: exit %d stderr %q", code, errOut)
 	}
 	if n := len(e.fake.Requests()); n != 0 {
 		t.Fatalf("%d model requests", n)
 	}
-	if out, errOut, code := e.run(model, "--no-session", "--", "list"); code != 0 || out != "ok\n" {
-		t.Fatalf("-- list: %d %q %q", code, out, errOut)
+	if out, errOut, code := e.run(model, "--no-session", "--", "auth"); code != 0 || out != "ok\n" {
+		t.Fatalf("-- auth: %d %q %q", code, out, errOut)
 	}
 }
 
