@@ -408,3 +408,23 @@ func TestExtensionVirtualModel(t *testing.T) {
 	}
 	e.checkSessions()
 }
+
+func TestExtensionFlags(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}, Repeat: true}, nil)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "FLAGS plan=false persona=engineer"},
+		{[]string{"--plan=true", "--persona=pirate"}, "FLAGS plan=true persona=pirate"},
+	} {
+		args := append([]string{"-p", model, "--no-session", "-e", extPath(t, "flags.ts")}, tc.args...)
+		if _, errOut, code := e.run(append(args, "hi")...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		reqs := e.fake.Requests()
+		if raw := string(reqs[len(reqs)-1].Raw); !strings.Contains(raw, tc.want) {
+			t.Errorf("%v: request lacks %q", tc.args, tc.want)
+		}
+	}
+}

@@ -260,3 +260,13 @@ func TestCustomComponentAndDialogs(t *testing.T) {
 		t.Errorf("notes %v status %v", ui.notes, ui.status)
 	}
 }
+
+func TestDecodeResult(t *testing.T) {
+	r, err := decodeResult(json.RawMessage(`{"content":[{"type":"text","text":"a"}],"details":{"k":1},"structuredContent":{"v":2},"terminate":true,"isError":true}`))
+	if err != nil || r.Content.PlainText() != "a" || string(r.Details.(json.RawMessage)) != `{"k":1}` || string(r.Structured) != `{"v":2}` || !r.Terminate || !r.IsError {
+		t.Errorf("%+v %v", r, err)
+	}
+	if _, err := decodeResult(json.RawMessage(`{"content":"nope"}`)); err == nil {
+		t.Error("string content accepted")
+	}
+}

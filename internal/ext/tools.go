@@ -128,6 +128,8 @@ func decodeResult(raw json.RawMessage) (tool.Result, error) {
 		Details   json.RawMessage `json:"details"`
 		IsError   bool            `json:"isError"`
 		Terminate bool            `json:"terminate"`
+		// structuredContent is what codemode scripts receive.
+		Structured json.RawMessage `json:"structuredContent"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return tool.Result{}, err
@@ -140,6 +142,9 @@ func decodeResult(raw json.RawMessage) (tool.Result, error) {
 	}
 	if !isNull(r.Details) {
 		out.Details = r.Details
+	}
+	if !isNull(r.Structured) {
+		out.Structured = r.Structured
 	}
 	return out, nil
 }
