@@ -317,4 +317,3 @@ func (r *Runtime) summarizeBranch(ctx context.Context, entries []*session.Entry,
 		CustomInstructions: instructions, Seed: seed,
 	}, r.now())
 }
-

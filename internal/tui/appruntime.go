@@ -443,7 +443,9 @@ func (a *AppRuntime) Dequeue() []string {
 }
 
 // CycleThinkingLevel moves to the model's next thinking level.
-func (a *AppRuntime) CycleThinkingLevel() (llm.ThinkingLevel, bool) { return app.CycleThinkingLevel(a.Runtime) }
+func (a *AppRuntime) CycleThinkingLevel() (llm.ThinkingLevel, bool) {
+	return app.CycleThinkingLevel(a.Runtime)
+}
 
 // AbortBash cancels the running !command, if any.
 func (a *AppRuntime) AbortBash() {
