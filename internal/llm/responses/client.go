@@ -32,16 +32,8 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.Ass
 		llm.CopilotHeaders(h, req)
 	}
 	body := buildBody(req)
-	if wantsWebsocket(req) {
-		if _, sticky := sseSessions.Load(req.SessionID); !sticky || req.SessionID == "" {
-			msg, err := streamWebsocket(ctx, req, url, body, headers, b)
-			if err == nil {
-				return msg
-			}
-			if req.SessionID != "" {
-				sseSessions.Store(req.SessionID, true)
-			}
-		}
+	if msg, ok := streamWebsocketFirst(ctx, req, url, body, headers, b); ok {
+		return msg
 	}
 	resp, perr := llm.PostSSE(ctx, req, url, body, headers)
 	if perr != nil {

@@ -49,7 +49,8 @@ func (c *CodexClient) Stream(ctx context.Context, req *llm.Request, emit func(ll
 	if req.EffectiveCacheRetention() != llm.CacheNone {
 		session = clamp(req.SessionID, cacheKeyLimit)
 	}
-	resp, perr := llm.PostSSE(ctx, req, CodexURL(req.Model.BaseURL), buildCodexBody(req, session), func(h http.Header) {
+	url, body := CodexURL(req.Model.BaseURL), buildCodexBody(req, session)
+	headers := func(h http.Header) {
 		llm.BearerAuth(h, req.APIKey)
 		h.Set("chatgpt-account-id", account)
 		h.Set("originator", codexOriginator)
@@ -59,7 +60,13 @@ func (c *CodexClient) Stream(ctx context.Context, req *llm.Request, emit func(ll
 			h.Set("session-id", session)
 			h.Set("x-client-request-id", session)
 		}
-	})
+	}
+	// transport auto (the default) and websocket*: the Codex backend
+	// serves the websocket mode; SSE when the socket fails before output.
+	if msg, ok := streamWebsocketFirst(ctx, req, url, body, headers, b); ok {
+		return msg
+	}
+	resp, perr := llm.PostSSE(ctx, req, url, body, headers)
 	if perr != nil {
 		return b.Fail(codexError(perr))
 	}

@@ -48,6 +48,26 @@ func wantsWebsocket(req *llm.Request) bool {
 	return false
 }
 
+// streamWebsocketFirst runs req over a socket when its transport asks for
+// one and the session has not fallen back; ok is false when SSE must carry
+// it (nothing was emitted).
+func streamWebsocketFirst(ctx context.Context, req *llm.Request, url string, body any, headers func(http.Header), b *llm.MessageBuilder) (*llm.AssistantMessage, bool) {
+	if !wantsWebsocket(req) {
+		return nil, false
+	}
+	if _, sticky := sseSessions.Load(req.SessionID); sticky && req.SessionID != "" {
+		return nil, false
+	}
+	msg, err := streamWebsocket(ctx, req, url, body, headers, b)
+	if err == nil {
+		return msg, true
+	}
+	if req.SessionID != "" {
+		sseSessions.Store(req.SessionID, true)
+	}
+	return nil, false
+}
+
 // sseSessions remembers sessions whose socket failed: they stay on SSE
 // (a broken proxy would otherwise cost a failed handshake per turn).
 var sseSessions sync.Map

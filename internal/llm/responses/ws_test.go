@@ -202,3 +202,23 @@ func benchTurn(b *testing.B, transport string, paced bool) {
 		}
 	}
 }
+
+// The Codex backend is reached over the socket under transport auto (the
+// default), with its own headers and the websocket beta.
+func TestCodexWebsocketUnderAuto(t *testing.T) {
+	srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}})
+	defer srv.Close()
+	srv.EnableWebsocket(nil)
+	req := &llm.Request{Model: codexModel(srv.URL), APIKey: codexJWT("acct-7"), SystemPrompt: "Be brief.", SessionID: "sess-ws",
+		Transport: "auto", Messages: []llm.Message{&llm.UserMessage{Content: llm.StringContent("hi")}}}
+	msg := NewCodex().Stream(context.Background(), req, nil)
+	if msg.StopReason != llm.StopStop || msg.Text() != "ok" {
+		t.Fatalf("%s %q %s", msg.StopReason, msg.Text(), msg.ErrorMessage)
+	}
+	rq := srv.Requests()[0]
+	if rq.Method != "WEBSOCKET" || rq.Path != "/codex/responses" || rq.Header.Get("Chatgpt-Account-Id") != "acct-7" ||
+		rq.Header.Get("Openai-Beta") != websocketBeta || rq.Header.Get("Session-Id") != "sess-ws" ||
+		rq.Body["instructions"] != "Be brief." || rq.Body["store"] != false {
+		t.Fatalf("%s %s %v %v", rq.Method, rq.Path, rq.Header, rq.Body)
+	}
+}
