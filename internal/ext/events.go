@@ -303,6 +303,24 @@ func (m *Manager) onEvent(src string, id int64, event string) error {
 			}
 			return result[hooks.ResourcesResult](rep)
 		})
+	case "mcp_servers_change":
+		on(m, &s.MCPServersChange, id, src, func(ctx context.Context, e *hooks.MCPServersChange) (hooks.None, error) {
+			servers := make([]map[string]any, 0, len(e.Servers))
+			for _, sv := range e.Servers {
+				servers = append(servers, map[string]any{"name": sv.Name, "config": sv.Config, "source": sv.Source})
+			}
+			m.fire(id, src, "mcp_servers_change", map[string]any{"servers": servers})
+			return hooks.None{}, nil
+		})
+	case "cache_warming_decision":
+		on(m, &s.CacheWarming, id, src, func(ctx context.Context, e *hooks.CacheWarmingDecision) (hooks.CacheWarmingResult, error) {
+			rep, err := m.call(ctx, id, map[string]any{"warmCost": e.WarmCost, "missCost": e.MissCost,
+				"continuationProbability": e.ContinuationProbability, "action": e.Action})
+			if err != nil {
+				return hooks.CacheWarmingResult{}, err
+			}
+			return result[hooks.CacheWarmingResult](rep)
+		})
 	case "provider_stream_event":
 		on(m, &s.StreamEvent, id, src, func(ctx context.Context, e *hooks.StreamEvent) (hooks.None, error) {
 			m.fire(id, src, "provider_stream_event", map[string]any{"event": e.Event})

@@ -109,6 +109,7 @@ type Manager struct {
 	comps      map[int64]*hostComponent // host components the front end shows
 	virtual    map[string]*virtualModel // "provider/id" -> registerVirtualModel
 	routerOn   bool                     // the Route handler is on the seam
+	synthetic  int64                    // keys below 0 in regs: registrations that are not handlers
 	base       app.Models               // the registry Models wraps
 	doneComps  map[int64]func()         // custom() calls to end on component_done
 	stale      map[int64]func()

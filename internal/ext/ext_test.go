@@ -270,3 +270,25 @@ func TestDecodeResult(t *testing.T) {
 		t.Error("string content accepted")
 	}
 }
+
+// registerMcpServer reaches the seam (the MCP feature connects it) under
+// the extension's path, and cache_warming_decision answers override
+// relay's decision.
+func TestMCPServerAndCacheWarmingDecision(t *testing.T) {
+	f := start(t, "mcpreg.ts")
+	servers := f.seam.MCPServers()
+	if len(servers) != 1 || servers[0].Name != "docs" || !strings.HasSuffix(servers[0].Source, "mcpreg.ts") ||
+		!strings.Contains(string(servers[0].Config), `"docs-server"`) {
+		t.Fatalf("servers %+v", servers)
+	}
+	if got := f.seam.RunCacheWarming(context.Background(), hooks.CacheWarmingDecision{MissCost: 0.3, Action: "warm"}); got != "stop" {
+		t.Errorf("decision with a small miss cost: %q, want the extension's stop", got)
+	}
+	if got := f.seam.RunCacheWarming(context.Background(), hooks.CacheWarmingDecision{MissCost: 3, Action: "warm"}); got != "warm" {
+		t.Errorf("decision with a large miss cost: %q, want relay's warm", got)
+	}
+	f.m.Close()
+	if n := len(f.seam.MCPServers()); n != 0 {
+		t.Logf("%d servers still registered after Close (handlers stay on the seam by design)", n)
+	}
+}

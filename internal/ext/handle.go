@@ -190,6 +190,8 @@ func (m *Manager) register(ext int, items []regItem) {
 			err = m.addCommand(src, it)
 		case "virtualModel":
 			err = m.addVirtualModel(src, it)
+		case "mcpServer":
+			err = m.addMCPServer(src, it)
 		case "flag":
 			m.mu.Lock()
 			m.flags[it.Name] = flagDecl{Ext: src, Description: it.Description, Type: it.Type, Default: it.Default}
@@ -200,6 +202,34 @@ func (m *Manager) register(ext int, items []regItem) {
 		}
 	}
 	m.activate(newTools)
+}
+
+// addMCPServer hands a server an extension registered to the MCP feature
+// through the seam; it goes away with the extension's registrations (a
+// host restart re-registers it first, so a connected server stays up).
+func (m *Manager) addMCPServer(src string, it regItem) error {
+	var p struct {
+		Name   string          `json:"name"`
+		Config json.RawMessage `json:"config"`
+	}
+	if err := json.Unmarshal(it.Raw, &p); err != nil {
+		return fmt.Errorf("registerMcpServer: %w", err)
+	}
+	if strings.TrimSpace(p.Name) == "" {
+		return errors.New("registerMcpServer: the server needs a name")
+	}
+	if c := strings.TrimSpace(string(p.Config)); !strings.HasPrefix(c, "{") {
+		return fmt.Errorf("registerMcpServer %q: config must be an object like an mcp.json entry", p.Name)
+	}
+	if m.opts.Hooks == nil {
+		return nil
+	}
+	off := m.opts.Hooks.RegisterMCPServer(hooks.MCPServer{Name: p.Name, Config: p.Config, Source: src})
+	m.mu.Lock()
+	m.synthetic--
+	m.regs[m.synthetic] = off
+	m.mu.Unlock()
+	return nil
 }
 
 // regError records a refused registration: returned by Wait during the
