@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/jsonmode":                50,
 	"internal/rpcmode":                 50,
 	"internal/app":                     40,
+	"internal/app/modetest":            42, // checks shared by the front ends' tests
 	"internal/layaauto":                45, // laya/auto on the runtime: imports app, registers on its seam
 	"internal/sessionshare":            45, // /export /import /copy /share on the runtime's registry
 	"internal/apikeys":                 45, // /login /logout on the runtime's registry
