@@ -69,9 +69,10 @@ type Command struct {
 
 // Registry holds the commands in registration order.
 type Registry struct {
-	mu    sync.RWMutex
-	order []string
-	byKey map[string]*Command
+	mu        sync.RWMutex
+	order     []string
+	byKey     map[string]*Command
+	shortcuts map[string]*Shortcut
 }
 
 // New returns an empty registry.

@@ -53,6 +53,7 @@ func testAgentDir(tb testing.TB) string {
 type fixture struct {
 	m     *Manager
 	seam  *hooks.Set
+	cmds  *commands.Registry
 	tools *tool.Registry
 	errs  []*hooks.HandlerError
 	mu    sync.Mutex
@@ -61,7 +62,7 @@ type fixture struct {
 func start(tb testing.TB, exts ...string) *fixture {
 	tb.Helper()
 	dir := testAgentDir(tb)
-	f := &fixture{seam: hooks.New()}
+	f := &fixture{seam: hooks.New(), cmds: commands.New()}
 	f.tools, _ = tool.NewRegistry()
 	f.seam.OnError = func(e *hooks.HandlerError) { f.mu.Lock(); f.errs = append(f.errs, e); f.mu.Unlock() }
 	var paths []string
@@ -70,7 +71,7 @@ func start(tb testing.TB, exts ...string) *fixture {
 		paths = append(paths, p)
 	}
 	f.m = Start(context.Background(), Options{Paths: paths, AgentDir: dir, CacheDir: filepath.Join(dir, "cache"), Cwd: tb.TempDir(),
-		Mode: "print", Environ: os.Environ(), Hooks: f.seam, Commands: commands.New(), Tools: f.tools})
+		Mode: "print", Environ: os.Environ(), Hooks: f.seam, Commands: f.cmds, Tools: f.tools})
 	tb.Cleanup(f.m.Close)
 	if errs := f.m.Wait(context.Background()); len(errs) > 0 {
 		tb.Fatalf("load: %v", errs)
@@ -290,5 +291,19 @@ func TestMCPServerAndCacheWarmingDecision(t *testing.T) {
 	f.m.Close()
 	if n := len(f.seam.MCPServers()); n != 0 {
 		t.Logf("%d servers still registered after Close (handlers stay on the seam by design)", n)
+	}
+}
+
+// registerShortcut binds the key on the command registry; running it runs
+// the extension's handler (here one that fails, so its run is visible).
+func TestShortcutRunsTheHandler(t *testing.T) {
+	f := start(t, "shortcut.ts")
+	s, ok := f.cmds.Shortcut("ctrl+shift+y")
+	if !ok || s.Description != "yank the plan" {
+		t.Fatalf("shortcut %+v %v", s, ok)
+	}
+	err := s.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "yanked with model") {
+		t.Fatalf("handler result %v", err)
 	}
 }

@@ -192,6 +192,8 @@ func (m *Manager) register(ext int, items []regItem) {
 			err = m.addVirtualModel(src, it)
 		case "mcpServer":
 			err = m.addMCPServer(src, it)
+		case "shortcut":
+			err = m.addShortcut(src, it)
 		case "flag":
 			m.mu.Lock()
 			m.flags[it.Name] = flagDecl{Ext: src, Description: it.Description, Type: it.Type, Default: it.Default}
@@ -225,6 +227,37 @@ func (m *Manager) addMCPServer(src string, it regItem) error {
 		return nil
 	}
 	off := m.opts.Hooks.RegisterMCPServer(hooks.MCPServer{Name: p.Name, Config: p.Config, Source: src})
+	m.mu.Lock()
+	m.synthetic--
+	m.regs[m.synthetic] = off
+	m.mu.Unlock()
+	return nil
+}
+
+// addShortcut binds an extension's key on the command registry; the TUI
+// runs it when the key is not one of relay's bindings.
+func (m *Manager) addShortcut(src string, it regItem) error {
+	if m.opts.Commands == nil {
+		return nil
+	}
+	key := it.Key
+	off, err := m.opts.Commands.RegisterShortcut(commands.Shortcut{Key: key, Description: it.Description,
+		Source: commands.Extension, SourceInfo: map[string]string{"path": src},
+		Run: func(ctx context.Context) error {
+			c, err := m.conn()
+			if err != nil {
+				return err
+			}
+			_, err = c.call(ctx, "shortcut", map[string]any{"key": key, "state": m.state()})
+			m.settle()
+			if err != nil {
+				m.report(src, "shortcut:"+key, err)
+			}
+			return err
+		}})
+	if err != nil {
+		return err
+	}
 	m.mu.Lock()
 	m.synthetic--
 	m.regs[m.synthetic] = off

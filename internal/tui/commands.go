@@ -22,7 +22,15 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 		m.quitting = true
 		return nil, true
 	case "hotkeys":
-		m.tr.AddNotice(strings.TrimRight(m.km.HotkeysText(), "\n"))
+		text := strings.TrimRight(m.km.HotkeysText(), "\n")
+		if sc := m.cmds.Shortcuts(); len(sc) > 0 {
+			sort.Slice(sc, func(i, j int) bool { return sc[i].Key < sc[j].Key })
+			text += "\n\nExtensions"
+			for _, s := range sc {
+				text += fmt.Sprintf("\n  %-20s %s", s.Key, s.Description)
+			}
+		}
+		m.tr.AddNotice(text)
 		return nil, true
 	case "model":
 		if args != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/tui"
 	"github.com/relay-agent/relay/internal/tui/tuitest"
@@ -280,4 +281,30 @@ func TestExtDialogsQueueAndUIClosed(t *testing.T) {
 	if err := a.Custom(context.Background(), newFakeComp("x"), hooks.CustomOptions{}); !errors.Is(err, hooks.ErrUIClosed) {
 		t.Fatalf("custom after close: %v", err)
 	}
+}
+
+// An extension's shortcut runs when its key is pressed (relay's own
+// bindings first) and /hotkeys lists it.
+func TestExtensionShortcut(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen = true // the notice stays in the frame
+	o.Registry = commands.New()
+	ran := make(chan struct{}, 1)
+	if _, err := o.Registry.RegisterShortcut(commands.Shortcut{Key: "ctrl+shift+y", Description: "yank the plan", Source: commands.Extension,
+		Run: func(context.Context) error { ran <- struct{}{}; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	d := start(t, f, o, 80, 30)
+	d.Press("ctrl+shift+y")
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the shortcut did not run")
+	}
+	d.Type("/hotkeys")
+	d.Press("enter")
+	eventually(t, d, "/hotkeys lists the shortcut", func(fr string) bool {
+		return strings.Contains(fr, "ctrl+shift+y") && strings.Contains(fr, "yank the plan")
+	})
 }

@@ -74,8 +74,30 @@ func (m *Model) routeKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, handled := m.appKey(k); handled {
 		return cmd
 	}
+	if cmd, ok := m.shortcutKey(k); ok {
+		return cmd
+	}
 	out, cmd := m.ed.HandleKey(k)
 	return m.afterEditor(out, cmd)
+}
+
+// shortcutKey runs an extension's shortcut bound to k (relay's own
+// bindings came first); the handler runs off the update loop.
+func (m *Model) shortcutKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	if m.cmds == nil {
+		return nil, false
+	}
+	s, ok := m.cmds.Shortcut(k.Keystroke())
+	if !ok || s.Run == nil {
+		return nil, false
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		if err := s.Run(ctx); err != nil {
+			return statusMsg("Shortcut " + s.Key + " failed: " + err.Error())
+		}
+		return nil
+	}, true
 }
 
 func (m *Model) afterEditor(out editor.Outcome, cmd tea.Cmd) tea.Cmd {
