@@ -41,49 +41,125 @@ func isMethodNotFound(err error) bool {
 	return false
 }
 
-func allResources(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Resource, error) {
-	var out []*sdk.Resource
+// lister is what list_mcp_resources and list_mcp_resource_templates
+// share: pages of one kind of item, the items an agent may see, their JSON.
+type lister[T any] struct {
+	key, what string // "resources", "resources" / "resourceTemplates", "resource templates"
+	page      func(ctx context.Context, sess *sdk.ClientSession, cursor string) ([]T, string, error)
+	visible   func(T) bool
+	json      func(server string, item T) map[string]any
+}
+
+var resourceLister = lister[*sdk.Resource]{key: "resources", what: "resources",
+	page: func(ctx context.Context, sess *sdk.ClientSession, cursor string) ([]*sdk.Resource, string, error) {
+		res, err := sess.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Resources, res.NextCursor, nil
+	},
+	visible: func(r *sdk.Resource) bool { return r != nil && !isAppResource(r.URI, r.MIMEType) },
+	json:    resourceJSON,
+}
+
+var templateLister = lister[*sdk.ResourceTemplate]{key: "resourceTemplates", what: "resource templates",
+	page: func(ctx context.Context, sess *sdk.ClientSession, cursor string) ([]*sdk.ResourceTemplate, string, error) {
+		res, err := sess.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			if isMethodNotFound(err) { // a server without templates
+				return nil, "", nil
+			}
+			return nil, "", err
+		}
+		return res.ResourceTemplates, res.NextCursor, nil
+	},
+	visible: func(r *sdk.ResourceTemplate) bool { return r != nil && !isAppResource(r.URITemplate, r.MIMEType) },
+	json:    templateJSON,
+}
+
+// all reads every page (at most maxListPages) and keeps the visible items.
+func (l lister[T]) all(ctx context.Context, sess *sdk.ClientSession) ([]T, error) {
+	var out []T
 	cursor := ""
 	for page := 0; page < maxListPages; page++ {
-		res, err := sess.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
+		items, next, err := l.page(ctx, sess, cursor)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range res.Resources {
-			if r != nil && !isAppResource(r.URI, r.MIMEType) {
-				out = append(out, r)
+		for _, it := range items {
+			if l.visible(it) {
+				out = append(out, it)
 			}
 		}
-		if res.NextCursor == "" || res.NextCursor == cursor {
+		if next == "" || next == cursor {
 			break
 		}
-		cursor = res.NextCursor
+		cursor = next
 	}
 	return out, nil
 }
 
+func allResources(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Resource, error) {
+	return resourceLister.all(ctx, sess)
+}
+
 func allTemplates(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.ResourceTemplate, error) {
-	var out []*sdk.ResourceTemplate
-	cursor := ""
-	for page := 0; page < maxListPages; page++ {
-		res, err := sess.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
+	return templateLister.all(ctx, sess)
+}
+
+// run is the tool: one page of one server (a cursor continues it), or
+// every item of every server with the servers that failed named.
+func (l lister[T]) run(ctx context.Context, m *Manager, a listArgs) tool.Result {
+	if a.Server != "" {
+		s, err := m.pickServer(ctx, a.Server)
 		if err != nil {
-			if isMethodNotFound(err) {
-				return out, nil
+			return tool.Error(err.Error())
+		}
+		var items []T
+		var next string
+		err = s.request(ctx, true, nil, func(ctx context.Context, sess *sdk.ClientSession, _ string) error {
+			var err error
+			items, next, err = l.page(ctx, sess, a.Cursor)
+			return err
+		})
+		if err != nil {
+			return tool.Errorf("list %s of %q: %v", l.what, a.Server, err)
+		}
+		list := []map[string]any{}
+		for _, it := range items {
+			if l.visible(it) {
+				list = append(list, l.json(a.Server, it))
 			}
-			return nil, err
 		}
-		for _, r := range res.ResourceTemplates {
-			if r != nil && !isAppResource(r.URITemplate, r.MIMEType) {
-				out = append(out, r)
-			}
+		out := map[string]any{"server": a.Server, l.key: list}
+		if next != "" {
+			out["nextCursor"] = next
 		}
-		if res.NextCursor == "" || res.NextCursor == cursor {
-			break
-		}
-		cursor = res.NextCursor
+		return jsonResult(out)
 	}
-	return out, nil
+	m.WaitAll(ctx, resourceWait)
+	list := []map[string]any{}
+	var errs []string
+	for _, s := range m.resourceServers() {
+		var all []T
+		err := s.request(ctx, true, nil, func(ctx context.Context, sess *sdk.ClientSession, _ string) error {
+			var err error
+			all, err = l.all(ctx, sess)
+			return err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", s.Entry.Name, err))
+			continue
+		}
+		for _, it := range all {
+			list = append(list, l.json(s.Entry.Name, it))
+		}
+	}
+	out := map[string]any{l.key: list}
+	if len(errs) > 0 {
+		out["errors"] = errs
+	}
+	return jsonResult(out)
 }
 
 // resourceServers are the connected, enabled, non-hidden servers with
@@ -232,56 +308,7 @@ func (t *listResourcesTool) Execute(ctx context.Context, raw json.RawMessage, _ 
 	if err := decodeArgs(raw, &a); err != nil {
 		return tool.Error(err.Error())
 	}
-	m := t.m
-	if a.Server != "" {
-		s, err := m.pickServer(ctx, a.Server)
-		if err != nil {
-			return tool.Error(err.Error())
-		}
-		var page *sdk.ListResourcesResult
-		err = s.request(ctx, true, nil, func(ctx context.Context, sess *sdk.ClientSession, _ string) error {
-			var err error
-			page, err = sess.ListResources(ctx, &sdk.ListResourcesParams{Cursor: a.Cursor})
-			return err
-		})
-		if err != nil {
-			return tool.Errorf("list resources of %q: %v", a.Server, err)
-		}
-		list := []map[string]any{}
-		for _, r := range page.Resources {
-			if r != nil && !isAppResource(r.URI, r.MIMEType) {
-				list = append(list, resourceJSON(a.Server, r))
-			}
-		}
-		out := map[string]any{"server": a.Server, "resources": list}
-		if page.NextCursor != "" {
-			out["nextCursor"] = page.NextCursor
-		}
-		return jsonResult(out)
-	}
-	m.WaitAll(ctx, resourceWait)
-	list := []map[string]any{}
-	var errs []string
-	for _, s := range m.resourceServers() {
-		var all []*sdk.Resource
-		err := s.request(ctx, true, nil, func(ctx context.Context, sess *sdk.ClientSession, _ string) error {
-			var err error
-			all, err = allResources(ctx, sess)
-			return err
-		})
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", s.Entry.Name, err))
-			continue
-		}
-		for _, r := range all {
-			list = append(list, resourceJSON(s.Entry.Name, r))
-		}
-	}
-	out := map[string]any{"resources": list}
-	if len(errs) > 0 {
-		out["errors"] = errs
-	}
-	return jsonResult(out)
+	return resourceLister.run(ctx, t.m, a)
 }
 
 type listTemplatesTool struct{ m *Manager }
@@ -296,59 +323,7 @@ func (t *listTemplatesTool) Execute(ctx context.Context, raw json.RawMessage, _ 
 	if err := decodeArgs(raw, &a); err != nil {
 		return tool.Error(err.Error())
 	}
-	m := t.m
-	if a.Server != "" {
-		s, err := m.pickServer(ctx, a.Server)
-		if err != nil {
-			return tool.Error(err.Error())
-		}
-		var page *sdk.ListResourceTemplatesResult
-		err = s.request(ctx, true, nil, func(ctx context.Context, sess *sdk.ClientSession, _ string) error {
-			var err error
-			page, err = sess.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: a.Cursor})
-			if err != nil && isMethodNotFound(err) {
-				page, err = &sdk.ListResourceTemplatesResult{}, nil
-			}
-			return err
-		})
-		if err != nil {
-			return tool.Errorf("list resource templates of %q: %v", a.Server, err)
-		}
-		list := []map[string]any{}
-		for _, r := range page.ResourceTemplates {
-			if r != nil && !isAppResource(r.URITemplate, r.MIMEType) {
-				list = append(list, templateJSON(a.Server, r))
-			}
-		}
-		out := map[string]any{"server": a.Server, "resourceTemplates": list}
-		if page.NextCursor != "" {
-			out["nextCursor"] = page.NextCursor
-		}
-		return jsonResult(out)
-	}
-	m.WaitAll(ctx, resourceWait)
-	list := []map[string]any{}
-	var errs []string
-	for _, s := range m.resourceServers() {
-		var all []*sdk.ResourceTemplate
-		err := s.request(ctx, true, nil, func(ctx context.Context, sess *sdk.ClientSession, _ string) error {
-			var err error
-			all, err = allTemplates(ctx, sess)
-			return err
-		})
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", s.Entry.Name, err))
-			continue
-		}
-		for _, r := range all {
-			list = append(list, templateJSON(s.Entry.Name, r))
-		}
-	}
-	out := map[string]any{"resourceTemplates": list}
-	if len(errs) > 0 {
-		out["errors"] = errs
-	}
-	return jsonResult(out)
+	return templateLister.run(ctx, t.m, a)
 }
 
 type readResourceTool struct{ m *Manager }
