@@ -1,5 +1,7 @@
 package llm
 
+import "strings"
+
 // Replay preparation: the provider-neutral part of turning a conversation
 // into a request for one target model. Every wire client runs it before its
 // own message conversion, so the cross-provider rules live in one place.
@@ -22,6 +24,27 @@ func SameModel(m *AssistantMessage, target *Model) bool {
 // ToolCallIDNormalizer rewrites a tool-call id produced by another model into
 // a form the target API accepts. It is only called for foreign messages.
 type ToolCallIDNormalizer func(id string, source *AssistantMessage) string
+
+// SafeID maps every character outside [a-zA-Z0-9_-], the alphabet every
+// provider accepts in tool-call ids, to '_'.
+func SafeID(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+// SafeIDMax64 is SafeID cut to the 64 bytes Anthropic and Bedrock allow
+// (^[a-zA-Z0-9_-]{1,64}$); it fits ToolCallIDNormalizer.
+func SafeIDMax64(id string, _ *AssistantMessage) string {
+	s := SafeID(id)
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}
 
 // PrepareReplay returns a copy of msgs ready for conversion to target's API:
 //

@@ -76,3 +76,17 @@ func TestPrepareReplay(t *testing.T) {
 		t.Errorf("input modified")
 	}
 }
+
+func TestSafeIDMax64(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	for in, want := range map[string]string{
+		"call_1|fc_2":   "call_1_fc_2",
+		"toolu_01AbC-x": "toolu_01AbC-x",
+		"é.id/ü":        "__id__",
+		long:            long[:64],
+	} {
+		if got := SafeIDMax64(in, nil); got != want {
+			t.Errorf("SafeIDMax64(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -214,7 +214,7 @@ func buildPlan(req *llm.Request) *plan {
 		b.System = append(b.System, textBlock{Type: "text", Text: sanitize(req.SystemPrompt), CacheControl: cc})
 	}
 
-	msgs := llm.PrepareReplay(req.Messages, m, normalizeToolCallID)
+	msgs := llm.PrepareReplay(req.Messages, m, llm.SafeIDMax64)
 	b.Messages = convertMessages(msgs, p.oauth, p.opts.allowEmptySig)
 	if cc != nil {
 		markLast(b.Messages, cc)
@@ -316,21 +316,6 @@ func inputSchema(params json.RawMessage) json.RawMessage {
 		Required   []string        `json:"required"`
 	}{"object", s.Properties, s.Required})
 	return out
-}
-
-// normalizeToolCallID makes a foreign tool-call id match Anthropic's
-// ^[a-zA-Z0-9_-]{1,64}$.
-func normalizeToolCallID(id string, _ *llm.AssistantMessage) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	return string(b)
 }
 
 // sanitize drops unpaired UTF-16 surrogates, which Go strings cannot hold

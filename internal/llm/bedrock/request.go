@@ -111,7 +111,7 @@ func buildBody(req *llm.Request, t *target, getenv func(string) string) *body {
 			b.System = append(b.System, contentBlock{CachePoint: cp})
 		}
 	}
-	b.Messages = convertMessages(llm.PrepareReplay(req.Messages, m, normalizeToolCallID), t.claude)
+	b.Messages = convertMessages(llm.PrepareReplay(req.Messages, m, llm.SafeIDMax64), t.claude)
 	if n := len(b.Messages); cp != nil && n > 0 && b.Messages[n-1].Role == "user" {
 		b.Messages[n-1].Content = append(b.Messages[n-1].Content, contentBlock{CachePoint: cp})
 	}
@@ -251,21 +251,6 @@ func schema(params json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	return params
-}
-
-// normalizeToolCallID makes a foreign tool-call id match Bedrock's
-// [a-zA-Z0-9_-]{1,64}.
-func normalizeToolCallID(id string, _ *llm.AssistantMessage) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	return string(b)
 }
 
 func textBlock(s string) contentBlock {

@@ -352,7 +352,7 @@ func normalizeToolCallID(id string, c compat) string {
 		return mistralID(id)
 	}
 	if call, item, ok := strings.Cut(id, "|"); ok {
-		call, item = sanitizeID(call), sanitizeID(item)
+		call, item = llm.SafeID(call), llm.SafeID(item)
 		combined := call
 		if item != "" {
 			combined = call + "_" + item
@@ -368,15 +368,6 @@ func normalizeToolCallID(id string, c compat) string {
 		return id[:c.toolCallIDMaxLength]
 	}
 	return id
-}
-
-func sanitizeID(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 func mistralID(id string) string {

@@ -262,22 +262,13 @@ func normalizeToolCallID(id string) string {
 	if !ok {
 		return id
 	}
-	call, item = sanitize(call), sanitize(item)
+	call, item = llm.SafeID(call), llm.SafeID(item)
 	if !strings.HasPrefix(item, "fc") {
 		item = "fc_" + item
 	}
 	call = strings.TrimRight(clamp(call, idLimit), "_")
 	item = strings.TrimRight(clamp(item, idLimit), "_")
 	return call + "|" + item
-}
-
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 func shortHash(s string) string {
