@@ -16,33 +16,6 @@ import (
 // DefaultPreamble is the identity sentence used without a custom prompt.
 const DefaultPreamble = "You are an expert coding assistant operating inside relay, a coding agent harness. You help users by reading files, executing commands, editing code, and writing new files."
 
-// toolSnippets are the one-line tool summaries of the "tools" section.
-var toolSnippets = map[string]string{
-	"read":       "Read file contents",
-	"bash":       "Execute bash commands (ls, grep, find, etc.)",
-	"powershell": "Execute PowerShell commands",
-	"edit":       "Make precise edits to files (exact text replacement, several disjoint edits per call)",
-	"write":      "Create or overwrite files",
-	"grep":       "Search file contents for patterns (respects .gitignore)",
-	"find":       "Find files by glob pattern (respects .gitignore)",
-	"ls":         "List directory contents",
-}
-
-// toolGuidelines are the per-tool bullets of the "rules" section.
-var toolGuidelines = map[string][]string{
-	"read":       {"Use read to examine files instead of cat or sed."},
-	"bash":       {"Relay sets RELAY_SESSION_ID, RELAY_SESSION_FILE, RELAY_PROVIDER, RELAY_MODEL and RELAY_REASONING_LEVEL in the environment of bash commands; inspect them when useful."},
-	"powershell": {"Relay sets RELAY_* environment variables for PowerShell commands; inspect them when useful."},
-	"edit": {
-		"Use edit for precise changes: each oldText must match exactly one region of the original file.",
-		"Put several disjoint changes to one file in a single edit call; edits are matched against the original file and must not overlap.",
-		"Keep oldText minimal but unique.",
-	},
-	"write": {"Use write only for new files or complete rewrites."},
-	"grep":  {"grep respects .gitignore."},
-	"find":  {"find respects .gitignore."},
-}
-
 // PromptInputs are what the system prompt is assembled from.
 type PromptInputs struct {
 	Cwd          string
@@ -82,8 +55,8 @@ func BuildSections(in PromptInputs) llm.Sections {
 		var lines []string
 		for _, t := range in.Tools {
 			names[t.Name] = true
-			if s, ok := toolSnippets[t.Name]; ok {
-				lines = append(lines, "- "+t.Name+": "+s)
+			if t.PromptSnippet != "" {
+				lines = append(lines, "- "+t.Name+": "+t.PromptSnippet)
 			}
 		}
 		tools := "(none)"
@@ -105,7 +78,7 @@ func BuildSections(in PromptInputs) llm.Sections {
 			add("Use the shell for file operations like ls, rg and find.")
 		}
 		for _, t := range in.Tools {
-			for _, g := range toolGuidelines[t.Name] {
+			for _, g := range t.PromptGuidelines {
 				add(g)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestBuildSectionsAndPatch(t *testing.T) {
-	tools := []llm.ToolSpec{{Name: "read", Description: "r", Parameters: []byte(`{}`)}, {Name: "bash", Description: "b", Parameters: []byte(`{}`)}}
+	tools := []llm.ToolSpec{{Name: "read", Description: "r", Parameters: []byte(`{}`), PromptSnippet: "Read file contents"}, {Name: "bash", Description: "b", Parameters: []byte(`{}`)}}
 	in := PromptInputs{Cwd: `C:\proj`, Tools: tools, Append: []string{"extra"}, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC),
 		ContextFiles: []ContextFile{{Path: "/p/AGENTS.md", Content: "be nice"}}}
 	secs := BuildSections(in)
@@ -88,5 +88,28 @@ func TestExtraSections(t *testing.T) {
 	b, _ := llm.Marshal(SystemPatch(&state, BuildSections(in), nil, 2))
 	if !strings.Contains(string(b), `"mcp_servers":null`) {
 		t.Errorf("patch %s", b)
+	}
+}
+
+// A tool's prompt lines come from its own spec: an extension tool's
+// promptSnippet and promptGuidelines appear while it is active, and a tool
+// replacing a built-in one inherits none of the built-in's lines.
+func TestBuildSectionsToolPromptLines(t *testing.T) {
+	tools := []llm.ToolSpec{
+		{Name: "read", Description: "audited read", Parameters: []byte(`{}`)},
+		{Name: "todo", Description: "t", Parameters: []byte(`{}`), PromptSnippet: "List or add items in the project todo list",
+			PromptGuidelines: []string{"Use todo when the user asks for a task list."}},
+		{Name: "quiet", Description: "q", Parameters: []byte(`{}`)},
+	}
+	secs := BuildSections(PromptInputs{Cwd: "/p", Tools: tools, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)})
+	text := map[string]string{}
+	for _, s := range secs {
+		text[s.Name] = *s.Text
+	}
+	if got := text["tools"]; !strings.HasPrefix(got, "- todo: List or add items in the project todo list\n\n") {
+		t.Errorf("tools section:\n%s", got)
+	}
+	if got := text["rules"]; !strings.Contains(got, "- Use todo when the user asks for a task list.") || strings.Contains(got, "Use read to examine") {
+		t.Errorf("rules section:\n%s", got)
 	}
 }

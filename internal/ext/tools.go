@@ -39,7 +39,8 @@ func (m *Manager) addTool(src string, it regItem) error {
 		return fmt.Errorf("tool %s: parameters must be an object schema, got type %q", it.Name, schema.Type)
 	}
 	desc := it.Description
-	t := &extTool{m: m, src: src, spec: llm.ToolSpec{Name: it.Name, Description: desc, Parameters: params},
+	t := &extTool{m: m, src: src, spec: llm.ToolSpec{Name: it.Name, Description: desc, Parameters: params,
+		PromptSnippet: strings.TrimSpace(it.Snippet), PromptGuidelines: it.Guidelines},
 		exposure: tool.Exposure(it.Exposure), required: schema.Required}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -82,6 +82,12 @@ type ToolSpec struct {
 	Description         string          `json:"description"`
 	Parameters          json.RawMessage `json:"parameters"`
 	ConstrainedSampling json.RawMessage `json:"constrainedSampling,omitempty"`
+	// PromptSnippet is the tool's one-line entry in the system prompt's
+	// tools section ("" leaves it out); PromptGuidelines are its bullets
+	// in the rules section while it is active. Neither goes on the wire
+	// nor into the session: they shape the prompt text, which is saved.
+	PromptSnippet    string   `json:"-"`
+	PromptGuidelines []string `json:"-"`
 }
 
 // ToolRef names a removed tool.

@@ -54,13 +54,13 @@ type shellTool struct {
 }
 
 func (t *shellTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
+	return withPrompt(llm.ToolSpec{
 		Name: t.kind.name,
 		Description: fmt.Sprintf("Execute a %s command in the current working directory. Returns stdout and stderr. "+
 			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. "+
 			"Optionally provide a timeout in seconds.", t.kind.shellName, tool.DefaultMaxLines, tool.DefaultMaxBytes/1024),
 		Parameters: shellSchema(),
-	}
+	})
 }
 
 var sessionVars = []string{"RELAY_SESSION_ID", "RELAY_SESSION_FILE", "RELAY_PROVIDER", "RELAY_MODEL", "RELAY_REASONING_LEVEL"}

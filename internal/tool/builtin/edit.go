@@ -38,13 +38,13 @@ type EditDetails struct {
 type editTool struct{ env Env }
 
 func (t *editTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
+	return withPrompt(llm.ToolSpec{
 		Name: "edit",
 		Description: "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. " +
 			"If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. " +
 			"Do not include large unchanged regions just to connect distant changes.",
 		Parameters: editSchema(),
-	}
+	})
 }
 
 // parseEdits accepts the forms models send: an edits array, an edits array

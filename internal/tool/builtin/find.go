@@ -35,12 +35,12 @@ type FindDetails struct {
 type findTool struct{ env Env }
 
 func (t *findTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
+	return withPrompt(llm.ToolSpec{
 		Name: "find",
 		Description: "Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore. " +
 			outputLimitNote(findDefaultLimit, "results"),
 		Parameters: findSchema(),
-	}
+	})
 }
 
 // findGlob is the fd-style glob: a pattern without "/" matches entry base

@@ -42,12 +42,12 @@ type GrepDetails struct {
 type grepTool struct{ env Env }
 
 func (t *grepTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
+	return withPrompt(llm.ToolSpec{
 		Name: "grep",
 		Description: "Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. " +
 			outputLimitNote(grepDefaultLimit, "matches") + fmt.Sprintf(" Long lines are truncated to %d chars.", tool.GrepMaxLineLength),
 		Parameters: grepSchema(),
-	}
+	})
 }
 
 // fileGlob filters files by a ripgrep-style glob: without "/" it matches

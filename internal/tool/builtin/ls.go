@@ -34,12 +34,12 @@ type LsDetails struct {
 type lsTool struct{ env Env }
 
 func (t *lsTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
+	return withPrompt(llm.ToolSpec{
 		Name: "ls",
 		Description: "List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. " +
 			"Includes dotfiles. " + outputLimitNote(lsDefaultLimit, "entries"),
 		Parameters: lsSchema(),
-	}
+	})
 }
 
 func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool.Result)) tool.Result {

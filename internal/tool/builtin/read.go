@@ -35,14 +35,14 @@ type ReadDetails struct {
 type readTool struct{ env Env }
 
 func (t *readTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
+	return withPrompt(llm.ToolSpec{
 		Name: "read",
 		Description: fmt.Sprintf("Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). "+
 			"Images are sent as attachments. For text files, output is truncated to %d lines or %dKB (whichever is hit first). "+
 			"Use offset/limit for large files. When you need the full file, continue with offset until complete.",
 			tool.DefaultMaxLines, tool.DefaultMaxBytes/1024),
 		Parameters: readSchema(),
-	}
+	})
 }
 
 // maxImageFileBytes bounds what read loads to decode an image.

@@ -22,11 +22,11 @@ var writeSchema = sync.OnceValue(tool.SchemaFor[writeArgs])
 type writeTool struct{ env Env }
 
 func (t *writeTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
+	return withPrompt(llm.ToolSpec{
 		Name:        "write",
 		Description: "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically creates parent directories.",
 		Parameters:  writeSchema(),
-	}
+	})
 }
 
 func (t *writeTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool.Result)) tool.Result {
