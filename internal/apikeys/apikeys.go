@@ -40,7 +40,6 @@ type reloader interface{ Reload() error }
 type Runtime interface {
 	// Model is nil until one is selected (the login hint says /model).
 	Model() *llm.Model
-	Commands() *commands.Registry
 }
 
 // Options locate the credentials.
@@ -70,8 +69,8 @@ type Keys struct {
 	flows signIns
 }
 
-// Register adds /login and /logout to rt's registry.
-func Register(rt Runtime, o Options) error {
+// Register adds /login and /logout to cmds.
+func Register(rt Runtime, cmds *commands.Registry, o Options) error {
 	k := &Keys{rt: rt, o: o}
 	text := func(f func(args string) (string, error)) commands.Handler {
 		return func(_ context.Context, args string) (commands.Output, error) {
@@ -104,7 +103,7 @@ func Register(rt Runtime, o Options) error {
 		{Name: "logout", Description: "Remove stored credentials", Run: text(k.Logout)},
 	} {
 		c.Source = commands.Builtin
-		if err := rt.Commands().Register(c); err != nil {
+		if err := cmds.Register(c); err != nil {
 			return fmt.Errorf("api key commands: %w", err)
 		}
 	}

@@ -11,12 +11,14 @@ import (
 
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
 type testEnv struct {
 	rt       *app.Runtime
+	cmds     *commands.Registry
 	k        *Keys
 	models   *apptest.Models
 	agentDir string
@@ -27,17 +29,18 @@ func newEnv(t *testing.T) *testEnv {
 	sess, cwd, agentDir := apptest.NewSession(t)
 	model := &llm.Model{ID: "m1", Provider: "fake", API: "fake-api", ContextWindow: 100000}
 	ms := &apptest.Models{LLM: &apptest.FakeClient{}, Model: model}
-	rt, err := app.New(app.Config{Cwd: cwd, AgentDir: agentDir, Session: sess, NoContext: true, Models: ms, Model: model,
+	cmds := commands.New()
+	rt, err := app.New(app.Config{Commands: cmds, Cwd: cwd, AgentDir: agentDir, Session: sess, NoContext: true, Models: ms, Model: model,
 		Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
 	o := Options{AgentDir: agentDir, Models: ms}
-	if err := Register(rt, o); err != nil {
+	if err := Register(rt, cmds, o); err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{rt: rt, k: &Keys{rt: rt, o: o}, models: ms, agentDir: agentDir}
+	return &testEnv{rt: rt, cmds: cmds, k: &Keys{rt: rt, o: o}, models: ms, agentDir: agentDir}
 }
 
 func TestCommands(t *testing.T) {
@@ -47,7 +50,7 @@ func TestCommands(t *testing.T) {
 		{"/login groq gsk-abc", "Saved API key for groq"},
 		{"/logout groq", "Removed the auth.json credential of groq"},
 	} {
-		out, handled, err := e.rt.Commands().Run(ctx, tt.line)
+		out, handled, err := e.cmds.Run(ctx, tt.line)
 		if !handled || err != nil || !strings.Contains(out.Text, tt.want) {
 			t.Errorf("%s: %+v handled=%v err=%v", tt.line, out, handled, err)
 		}

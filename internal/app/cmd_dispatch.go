@@ -9,10 +9,6 @@ import (
 	"github.com/relay-agent/relay/internal/commands"
 )
 
-// Commands is the registry every front end reads: the runtime's built-ins,
-// prompt templates, skills and whatever features registered.
-func (r *Runtime) Commands() *commands.Registry { return r.cmds }
-
 // registerCommands registers the runtime's own slash commands: those whose
 // logic needs no dialog. Front ends register their dialog commands (/model,
 // /tree, /resume, /hotkeys ...) on the same registry.

@@ -23,17 +23,17 @@ func TestRunCommand(t *testing.T) {
 		{"/trust x", "", true},
 	}
 	for _, tt := range tests {
-		out, handled, err := e.rt.Commands().Run(ctx, tt.line)
+		out, handled, err := e.rt.cmds.Run(ctx, tt.line)
 		if !handled || (err != nil) != tt.wantErr || !strings.Contains(out.Text, tt.want) {
 			t.Errorf("%s: %+v handled=%v err=%v", tt.line, out, handled, err)
 		}
 	}
-	if _, handled, _ := e.rt.Commands().Run(ctx, "/model"); handled {
+	if _, handled, _ := e.rt.cmds.Run(ctx, "/model"); handled {
 		t.Error("/model claimed")
 	}
 	// Session transfer, keys and reports live in their own packages.
 	for _, name := range []string{"/export", "/import", "/copy", "/share", "/login", "/logout", "/bug", "/debug"} {
-		if _, handled, _ := e.rt.Commands().Run(ctx, name); handled {
+		if _, handled, _ := e.rt.cmds.Run(ctx, name); handled {
 			t.Errorf("%s is registered by the runtime core", name)
 		}
 	}

@@ -58,7 +58,7 @@ func TestNameCommand(t *testing.T) {
 
 func TestChangelog(t *testing.T) {
 	e := newCmdRuntime(t)
-	if out, _, _ := e.rt.Commands().Run(context.Background(), "/changelog"); !strings.Contains(out.Text, "## 0.1.0") {
+	if out, _, _ := e.rt.cmds.Run(context.Background(), "/changelog"); !strings.Contains(out.Text, "## 0.1.0") {
 		got := out.Text
 		t.Errorf("changelog lacks the 0.1.0 section:\n%s", got)
 	}

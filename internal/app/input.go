@@ -25,7 +25,7 @@ func RunPrompts(ctx context.Context, r *Runtime, inputs []Input, onCommand func(
 			return ctx.Err()
 		}
 		if strings.HasPrefix(in.Text, "/") && len(in.Images) == 0 {
-			out, handled, err := r.Commands().Run(ctx, in.Text)
+			out, handled, err := r.cmds.Run(ctx, in.Text)
 			if err != nil {
 				return err
 			}

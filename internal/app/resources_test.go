@@ -154,12 +154,12 @@ func TestExpandCommandOnPromptSteerFollowUp(t *testing.T) {
 
 func TestResourceCommands(t *testing.T) {
 	rt, _ := newRuntime(t)
-	if cmds := rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension); cmds == nil || len(cmds) != 0 {
+	if cmds := rt.cmds.All(commands.Prompt, commands.Skill, commands.Extension); cmds == nil || len(cmds) != 0 {
 		t.Fatalf("before load: %#v", cmds)
 	}
 	set, agent := resourceFixture(t, true)
 	rt.SetResources(set)
-	b, err := llm.Marshal(rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension))
+	b, err := llm.Marshal(rt.cmds.All(commands.Prompt, commands.Skill, commands.Extension))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestResourceCommands(t *testing.T) {
 
 	set, _ = resourceFixture(t, false)
 	rt.SetResources(set)
-	if cmds := rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension); len(cmds) != 1 || cmds[0].Source != "prompt" {
+	if cmds := rt.cmds.All(commands.Prompt, commands.Skill, commands.Extension); len(cmds) != 1 || cmds[0].Source != "prompt" {
 		t.Errorf("enableSkillCommands off: %+v", cmds)
 	}
 	if _, ok := rt.expandCommand("/skill:review-code"); !ok {

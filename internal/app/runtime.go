@@ -177,9 +177,6 @@ func New(cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// Hooks is the seam: features register their handlers here.
-func (r *Runtime) Hooks() *hooks.Set { return r.hooks }
-
 // Subscribe registers fn for every event; the returned func removes it.
 // Events are delivered in order from one goroutine at a time.
 func (r *Runtime) Subscribe(fn func(agent.Event)) func() {

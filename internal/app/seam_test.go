@@ -20,7 +20,7 @@ import (
 // handler is reported as extension_error.
 func TestSeamPointsFire(t *testing.T) {
 	rt, fc := newRuntime(t, call("echo", `{"x":1}`), say("done"), say("two"))
-	h := rt.Hooks()
+	h := rt.hooks
 	var mu sync.Mutex
 	seen := map[string]int{}
 	mark := func(name string) { mu.Lock(); seen[name]++; mu.Unlock() }

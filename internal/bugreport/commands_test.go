@@ -15,7 +15,7 @@ func TestCommandsRegistered(t *testing.T) {
 		{"/debug", "Debug log written to: " + filepath.Join(e.agentDir, "relay-debug.log")},
 		{"/bug it broke", "Bug report exported to: " + e.cwd},
 	} {
-		out, handled, err := e.rt.Commands().Run(ctx, tt.line)
+		out, handled, err := e.cmds.Run(ctx, tt.line)
 		if !handled || err != nil || !strings.Contains(out.Text, tt.want) {
 			t.Errorf("%s: %+v handled=%v err=%v", tt.line, out, handled, err)
 		}

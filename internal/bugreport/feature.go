@@ -11,6 +11,7 @@ import (
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/hooks"
 )
 
 // Options are what the reports need beyond the runtime.
@@ -33,14 +34,16 @@ func (o Options) now() time.Time {
 
 // Feature writes the reports of one runtime.
 type Feature struct {
-	rt *app.Runtime
-	o  Options
+	rt   *app.Runtime
+	seam *hooks.Set
+	o    Options
 }
 
-// Register adds /bug and /debug to rt's registry and returns the feature
-// for front ends that ask for the report's options in a dialog.
-func Register(rt *app.Runtime, o Options) (*Feature, error) {
-	f := &Feature{rt: rt, o: o}
+// Register adds /bug and /debug to cmds and returns the feature for
+// front ends that ask for the report's options in a dialog. seam tells
+// the report whether a tool_call gate (the harness core) is on.
+func Register(rt *app.Runtime, seam *hooks.Set, cmds *commands.Registry, o Options) (*Feature, error) {
+	f := &Feature{rt: rt, seam: seam, o: o}
 	for _, c := range []commands.Command{
 		{Name: "bug", Description: "Write a bug report zip [description]", Run: func(ctx context.Context, arg string) (commands.Output, error) {
 			res, err := f.Write(ctx, Request{Description: arg, Transcript: TranscriptOmit})
@@ -58,7 +61,7 @@ func Register(rt *app.Runtime, o Options) (*Feature, error) {
 		}},
 	} {
 		c.Source = commands.Builtin
-		if err := rt.Commands().Register(c); err != nil {
+		if err := cmds.Register(c); err != nil {
 			return nil, err
 		}
 	}

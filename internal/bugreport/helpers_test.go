@@ -8,13 +8,16 @@ import (
 
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
 type cmdEnv struct {
 	rt       *app.Runtime
+	cmds     *commands.Registry
 	f        *Feature
 	models   *apptest.Models
 	client   *apptest.FakeClient
@@ -37,18 +40,19 @@ func newCmdRuntime(t *testing.T, replies ...string) *cmdEnv {
 	ms := &apptest.Models{LLM: client, Model: model}
 	reg, _ := tool.NewRegistry(probeTool{})
 	now := func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
-	rt, err := app.New(app.Config{Cwd: cwd, AgentDir: agentDir, Session: sess, Models: ms, Model: model,
+	seam, cmds := hooks.New(), commands.New()
+	rt, err := app.New(app.Config{Hooks: seam, Commands: cmds, Cwd: cwd, AgentDir: agentDir, Session: sess, Models: ms, Model: model,
 		Tools: reg, ActiveTools: []string{"probe"}, NoContext: true,
 		Compaction: compaction.Settings{Enabled: false, ReserveTokens: 16384, KeepRecentTokens: 20000}, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	f, err := Register(rt, Options{Cwd: cwd, AgentDir: agentDir, Version: "test", Now: now})
+	f, err := Register(rt, seam, cmds, Options{Cwd: cwd, AgentDir: agentDir, Version: "test", Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &cmdEnv{rt: rt, f: f, models: ms, client: client, cwd: cwd, agentDir: agentDir}
+	return &cmdEnv{rt: rt, cmds: cmds, f: f, models: ms, client: client, cwd: cwd, agentDir: agentDir}
 }
 
 // seed appends a small conversation: a user prompt, a tool call with its

@@ -196,7 +196,7 @@ func (f *Feature) metadata(id, created, hint string, mode Transcript) (map[strin
 		"environment":   bugEnvironment(f.o.Env, f.o.Version, sec),
 		"session":       sessInfo,
 		"thinkingLevel": string(f.rt.ThinkingLevel()),
-		"harnessCore":   f.rt.Hooks().ToolCall.Has(),
+		"harnessCore":   f.seam != nil && f.seam.ToolCall.Has(),
 		"activeTools":   f.rt.ActiveTools(),
 	}
 	if m := f.rt.Model(); m != nil {

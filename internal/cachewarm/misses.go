@@ -149,5 +149,5 @@ func (w *Warmer) noticeMiss(m *llm.AssistantMessage) {
 	case ms.idle >= cacheTTLShort:
 		label = fmt.Sprintf("Cache miss after %dm idle", int(math.Round(ms.idle.Minutes())))
 	}
-	w.rt.Hooks().Notify(source, fmt.Sprintf("%s: %s tokens re-billed%s", label, formatTokens(ms.tokens), cost))
+	w.seam.Notify(source, fmt.Sprintf("%s: %s tokens re-billed%s", label, formatTokens(ms.tokens), cost))
 }

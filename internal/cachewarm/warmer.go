@@ -15,7 +15,6 @@ import (
 
 // Runtime is what the warmer needs of the runtime.
 type Runtime interface {
-	Hooks() *hooks.Set
 	Session() *session.Manager
 	Model() *llm.Model
 	Subscribe(fn func(agent.Event)) func()
@@ -43,8 +42,9 @@ const source = "cache-warming"
 
 // Warmer keeps the prompt cache entry of the latest request warm.
 type Warmer struct {
-	rt Runtime
-	o  Options
+	rt   Runtime
+	seam *hooks.Set
+	o    Options
 
 	mu       sync.Mutex
 	run      *run
@@ -69,8 +69,8 @@ type run struct {
 	refreshing      bool
 }
 
-// Register attaches the warmer to rt's seam and event stream.
-func Register(rt Runtime, o Options) *Warmer {
+// Register attaches the warmer to the seam and rt's event stream.
+func Register(rt Runtime, seam *hooks.Set, o Options) *Warmer {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -80,8 +80,8 @@ func Register(rt Runtime, o Options) *Warmer {
 	if o.Mode == nil {
 		o.Mode = func() settings.CacheWarming { return settings.CacheWarmingStreaming }
 	}
-	w := &Warmer{rt: rt, o: o, inactive: "waiting for first request"}
-	h := rt.Hooks()
+	w := &Warmer{rt: rt, seam: seam, o: o, inactive: "waiting for first request"}
+	h := seam
 	h.AssistantEnd.On(source, func(_ context.Context, e *hooks.AssistantEnd) (hooks.None, error) {
 		w.onAssistantEnd(e)
 		return hooks.None{}, nil
@@ -283,7 +283,7 @@ func (w *Warmer) refresh(r *run) {
 	r.refreshing = true
 	w.mu.Unlock()
 
-	action := w.rt.Hooks().RunCacheWarming(context.Background(), hooks.CacheWarmingDecision{
+	action := w.seam.RunCacheWarming(context.Background(), hooks.CacheWarmingDecision{
 		WarmCost: d.warmCost, MissCost: d.missCost, ContinuationProbability: d.contP, Action: d.action})
 	d.extensionOverride = action != d.action
 	d.action = action
@@ -328,7 +328,7 @@ func (w *Warmer) refresh(r *run) {
 			w.prev = &prevRequest{promptTokens: msg.Usage.Input + msg.Usage.CacheRead + msg.Usage.CacheWrite,
 				model: r.req.Model.Provider + "/" + model, at: w.o.Now(), reportedCache: true}
 			if w.o.ShowMissNotices {
-				w.rt.Hooks().Notify(source, fmt.Sprintf("Cache warmed: %s tokens read (%s)",
+				w.seam.Notify(source, fmt.Sprintf("Cache warmed: %s tokens read (%s)",
 					formatTokens(msg.Usage.CacheRead), dollars(msg.Usage.Cost.Total)))
 			}
 		}

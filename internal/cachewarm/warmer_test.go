@@ -84,7 +84,6 @@ type fakeRT struct {
 	subs  []func(agent.Event)
 }
 
-func (f *fakeRT) Hooks() *hooks.Set         { return f.h }
 func (f *fakeRT) Session() *session.Manager { return f.s }
 func (f *fakeRT) Model() *llm.Model         { return f.model }
 func (f *fakeRT) emit(t string) {
@@ -141,7 +140,7 @@ func newEnv(t *testing.T, mode settings.CacheWarming, notices bool) *env {
 	if _, err := e.rt.s.AppendMessage(&llm.UserMessage{Content: llm.StringContent("refactor the parser"), Timestamp: 1}); err != nil {
 		t.Fatal(err)
 	}
-	e.w = Register(e.rt, Options{Mode: func() settings.CacheWarming { return e.mode }, ShowMissNotices: notices,
+	e.w = Register(e.rt, e.rt.h, Options{Mode: func() settings.CacheWarming { return e.mode }, ShowMissNotices: notices,
 		Models: fakeModels{e.client}, Now: e.clk.Now, AfterFunc: e.clk.AfterFunc})
 	return e
 }

@@ -356,27 +356,27 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	}
 	l.rt, l.sess = rt, nil
 	l.ext.Attach(rt)
-	if err := drv.Attach(rt); err != nil {
+	if err := drv.Attach(rt, seam, cmds); err != nil {
 		return err
 	}
-	if err := sessionshare.Register(rt, sessionshare.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env}); err != nil {
+	if err := sessionshare.Register(rt, cmds, sessionshare.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env}); err != nil {
 		return err
 	}
 	// The credentials go through the registry itself (not the laya/auto
 	// wrapper), so its cached auth.json sees them at once.
-	if err := apikeys.Register(rt, apikeys.Options{AgentDir: l.agentDir, Env: l.env, Models: l.src,
-		SignIn: l.signIns, NoBrowser: noBrowser(l.env), Notify: rt.Hooks().Notify}); err != nil {
+	if err := apikeys.Register(rt, cmds, apikeys.Options{AgentDir: l.agentDir, Env: l.env, Models: l.src,
+		SignIn: l.signIns, NoBrowser: noBrowser(l.env), Notify: seam.Notify}); err != nil {
 		return err
 	}
 	bo := bugreport.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env, Version: Version}
 	if l.reg != nil {
 		bo.AuthSource = l.reg.AuthSource
 	}
-	if l.bugs, err = bugreport.Register(rt, bo); err != nil {
+	if l.bugs, err = bugreport.Register(rt, seam, cmds, bo); err != nil {
 		return err
 	}
 	mode := st.CacheWarming
-	l.warm = cachewarm.Register(rt, cachewarm.Options{Mode: func() settings.CacheWarming { return mode },
+	l.warm = cachewarm.Register(rt, seam, cachewarm.Options{Mode: func() settings.CacheWarming { return mode },
 		ShowMissNotices: st.ShowCacheMissNotices, Models: cfg.Models})
 	if err := registerLlama(l.reg, st, l.env, l.agentDir, seam, cmds); err != nil {
 		return err
@@ -447,7 +447,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 	var rc int
 	switch l.mode {
 	case modeRPC:
-		rc = rpcmode.Serve(ctx, rt, l.stdin, l.stdout, exportHTML)
+		rc = rpcmode.Serve(ctx, rt, l.stdin, l.stdout, rpcmode.Options{Hooks: l.seam, Commands: l.cmds, Export: exportHTML})
 	case modeJSON:
 		rc = jsonmode.Run(ctx, rt, plain, l.stdout, l.stderr)
 	case modePrint:
@@ -468,7 +468,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: l.agentDir, Env: l.env, Inputs: plain, Resume: l.a.Resume,
 			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs,
-			ThemePaths: l.res.Themes}); err != nil {
+			ThemePaths: l.res.Themes, Hooks: l.seam, Commands: l.cmds}); err != nil {
 			return 1, err
 		}
 	}

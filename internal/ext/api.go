@@ -192,7 +192,11 @@ func (m *Manager) executeTool(rt *app.Runtime, args []json.RawMessage) map[strin
 	}
 	call := &llm.ToolCall{ID: fmt.Sprintf("ext/%d", m.nested.Add(1)), Name: name, Arguments: params}
 	ctx := context.Background()
-	if v := rt.Hooks().RunToolCall(ctx, hooks.ToolCall{Call: call}); v.Block {
+	seam := m.opts.Hooks
+	if seam == nil {
+		seam = hooks.New()
+	}
+	if v := seam.RunToolCall(ctx, hooks.ToolCall{Call: call}); v.Block {
 		return errResult(v.Reason)
 	}
 	r := t.Execute(tool.WithCallID(ctx, call.ID), call.Arguments, nil)
@@ -200,7 +204,7 @@ func (m *Manager) executeTool(rt *app.Runtime, args []json.RawMessage) map[strin
 	if r.Details != nil {
 		res.Details, _ = json.Marshal(r.Details)
 	}
-	rt.Hooks().ToolResult.Notify(ctx, &hooks.ToolResult{Call: call, Result: res})
+	seam.ToolResult.Notify(ctx, &hooks.ToolResult{Call: call, Result: res})
 	return map[string]any{"content": res.Content, "details": res.Details, "isError": res.IsError}
 }
 

@@ -154,9 +154,8 @@ func (d *Driver) Model(m *llm.Model) *llm.Model {
 // routes each request (Route), notes failures (message_end), records
 // telemetry when a routed run ends, shows its status, stops a training
 // when relay quits, and registers /laya.
-func (d *Driver) Attach(rt Runtime) error {
+func (d *Driver) Attach(rt Runtime, h *hooks.Set, cmds *commands.Registry) error {
 	d.rt = rt
-	h := rt.Hooks()
 	h.Route.On(laya.Provider, func(ctx context.Context, e *hooks.Route) (hooks.RouteResult, error) {
 		if e.Reason == hooks.RouteUser {
 			return hooks.RouteResult{}, d.routePrompt(ctx, e.Prompt)
@@ -180,7 +179,7 @@ func (d *Driver) Attach(rt Runtime) error {
 			d.recordTelemetry()
 		}
 	})
-	return rt.Commands().Register(commands.Command{Name: "laya", Description: "Adaptive routing: status, setup, learn, models, policy",
+	return cmds.Register(commands.Command{Name: "laya", Description: "Adaptive routing: status, setup, learn, models, policy",
 		Source: commands.Builtin, Complete: completeSub,
 		Run: func(ctx context.Context, args string) (commands.Output, error) {
 			text, err := d.command(ctx, args)
@@ -820,6 +819,4 @@ type Runtime interface {
 	Resources() *resources.Set
 	Subscribe(fn func(agent.Event)) func()
 	Prompt(ctx context.Context, text string, images []llm.ImageContent) error
-	Hooks() *hooks.Set
-	Commands() *commands.Registry
 }

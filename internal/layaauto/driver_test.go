@@ -14,6 +14,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
+	"github.com/relay-agent/relay/internal/hooks"
 
 	"github.com/relay-agent/relay/internal/commands"
 
@@ -77,6 +78,7 @@ func (failTool) Execute(context.Context, json.RawMessage, func(tool.Result)) too
 
 type layaEnv struct {
 	rt   *app.Runtime
+	seam *hooks.Set
 	d    *Driver
 	fc   *apptest.FakeClient
 	home string
@@ -97,16 +99,17 @@ func newLayaRuntime(t *testing.T, cfg laya.Config, replies ...apptest.Reply) *la
 	}
 	cfg.Telemetry, cfg.Memory = true, true
 	d := NewWithRouter(Options{AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg}, cat, laya.New(cfg, cat))
-	rt, err := app.New(app.Config{Cwd: t.TempDir(), AgentDir: agentDir, Session: session.InMemory("/proj"), Models: d.Models(), Model: d.Model(laya.AutoModel()),
+	seam := hooks.New()
+	rt, err := app.New(app.Config{Hooks: seam, Cwd: t.TempDir(), AgentDir: agentDir, Session: session.InMemory("/proj"), Models: d.Models(), Model: d.Model(laya.AutoModel()),
 		Tools: reg, ActiveTools: []string{"echo", "edit"}, NoContext: true,
 		Retry: agent.RetryPolicy{Enabled: true, MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Attach(rt); err != nil {
+	if err := d.Attach(rt, seam, commands.New()); err != nil {
 		t.Fatal(err)
 	}
-	return &layaEnv{rt: rt, d: d, fc: fc, home: cfg.Home}
+	return &layaEnv{rt: rt, seam: seam, d: d, fc: fc, home: cfg.Home}
 }
 
 // find looks a model up in the registry the runtime sees (laya/auto
@@ -458,7 +461,7 @@ func TestEnableLayaWithoutDocker(t *testing.T) {
 	if fc.Reqs[0].Model.ID != "claude-sonnet-5-5" {
 		t.Errorf("routed to %s", fc.Reqs[0].Model.ID)
 	}
-	out, _, _ := rt.Commands().Run(context.Background(), "/laya status")
+	out, _, _ := rt.cmds.Run(context.Background(), "/laya status")
 	if !strings.Contains(out.Text, "container relay-laya: no-docker") {
 		t.Errorf("status:\n%s", out.Text)
 	}
@@ -476,17 +479,25 @@ func TestEnableLayaWithoutDocker(t *testing.T) {
 	}
 }
 
+// attached is a runtime with the seam and the registry the driver is on.
+type attached struct {
+	*app.Runtime
+	seam *hooks.Set
+	cmds *commands.Registry
+}
+
 // attach builds a runtime over the driver's registry and attaches it.
-func attach(t *testing.T, d *Driver, model *llm.Model) *app.Runtime {
+func attach(t *testing.T, d *Driver, model *llm.Model) *attached {
 	t.Helper()
-	rt, err := app.New(app.Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(), Model: d.Model(model), NoContext: true})
+	seam, cmds := hooks.New(), commands.New()
+	rt, err := app.New(app.Config{Hooks: seam, Commands: cmds, Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(), Model: d.Model(model), NoContext: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Attach(rt); err != nil {
+	if err := d.Attach(rt, seam, cmds); err != nil {
 		t.Fatal(err)
 	}
-	return rt
+	return &attached{Runtime: rt, seam: seam, cmds: cmds}
 }
 
 func TestLayaCommands(t *testing.T) {
@@ -606,7 +617,7 @@ func TestLayaCountsVerificationRequests(t *testing.T) {
 func TestLayaLearnIsNoDeveloperConstraint(t *testing.T) {
 	e := newLayaRuntime(t, laya.Config{BaseURL: deadURL(t)}, apptest.Say("done"), apptest.Say("nothing to label"))
 	hc := harness.New(harness.Config{Alignment: true, Cwd: t.TempDir()})
-	if _, err := hc.Register(e.rt.Hooks(), commands.New()); err != nil {
+	if _, err := hc.Register(e.seam, commands.New()); err != nil {
 		t.Fatal(err)
 	}
 	e.prompt(t, "Corrija o texto deste botão")

@@ -13,7 +13,9 @@ import (
 
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/llamacpp/llamacpptest"
@@ -57,12 +59,13 @@ func TestToolRetrieval(t *testing.T) {
 	fc := &apptest.FakeClient{Replies: []apptest.Reply{apptest.Call("mcp__gh__search_issues", `{}`), apptest.Say("done"), apptest.Say("done")}}
 	agentDir := t.TempDir()
 	d := New(Options{Settings: st, AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg}, newLayaCatalog(fc, "anthropic"))
-	rt, err := app.New(app.Config{Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(),
+	seam := hooks.New()
+	rt, err := app.New(app.Config{Hooks: seam, Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(),
 		Model: d.Model(laya.AutoModel()), NoContext: true, Tools: reg, ActiveTools: []string{"read"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Attach(rt); err != nil {
+	if err := d.Attach(rt, seam, commands.New()); err != nil {
 		t.Fatal(err)
 	}
 	if err := rt.Prompt(context.Background(), "Search the GitHub issues for the login regression", nil); err != nil {
@@ -119,7 +122,7 @@ func TestClassifyingProgressInStatus(t *testing.T) {
 	want := fmt.Sprintf("laya: classifying with llama.cpp 1/%d", len(laya.ClassifierQuestions()))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		line, _ := rt.Hooks().RunStatus(context.Background())
+		line, _ := rt.seam.RunStatus(context.Background())
 		if strings.Contains(line, want) {
 			break
 		}
@@ -132,7 +135,7 @@ func TestClassifyingProgressInStatus(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	line, _ := rt.Hooks().RunStatus(context.Background())
+	line, _ := rt.seam.RunStatus(context.Background())
 	if strings.Contains(line, "classifying") || !strings.Contains(line, "laya balanced: ") {
 		t.Errorf("status after the classification %q", line)
 	}

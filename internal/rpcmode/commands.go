@@ -213,7 +213,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return nil, rt.SetSessionName(name)
 	case "get_commands":
-		return map[string]any{"commands": rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension)}, nil
+		return map[string]any{"commands": s.cmds.All(commands.Prompt, commands.Skill, commands.Extension)}, nil
 	}
 	return nil, errUnknown
 }
@@ -245,7 +245,7 @@ func (s *Server) prompt(c *command) (any, error) {
 	if args, ok := extensionCommand(*c.Message); ok {
 		s.setSettled(false) // it may start a run of its own
 		s.async(func() {
-			out, _, err := rt.Commands().Run(s.ctx, "/laya "+args)
+			out, _, err := s.cmds.Run(s.ctx, "/laya "+args)
 			if err != nil {
 				s.notify(err.Error(), "error")
 			} else if out.Text != "" {

@@ -21,15 +21,29 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
+	"github.com/relay-agent/relay/internal/commands"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/jsonl"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
+// Options are what the server needs besides the runtime.
+type Options struct {
+	// Hooks and Commands are the seam and the command registry the runtime
+	// was built with (nil: empty ones).
+	Hooks    *hooks.Set
+	Commands *commands.Registry
+	// Export writes the session as HTML (nil = unsupported).
+	Export func(rt *app.Runtime, outputPath string) (string, error)
+}
+
 // Server handles one RPC connection.
 type Server struct {
-	rt  *app.Runtime
-	out *jsonl.Writer
-	ctx context.Context
+	rt   *app.Runtime
+	seam *hooks.Set
+	cmds *commands.Registry
+	out  *jsonl.Writer
+	ctx  context.Context
 
 	// Export writes the session as HTML (nil = unsupported).
 	Export func(rt *app.Runtime, outputPath string) (string, error)
@@ -119,12 +133,18 @@ func (nullData) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 // Closing stdin is an orderly shutdown: open dialogs resolve as cancelled,
 // a running prompt, bash command or compaction is aborted and answers,
 // records are flushed, and Serve returns 0.
-func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, export func(*app.Runtime, string) (string, error)) int {
+func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, o Options) int {
 	// Every piece of work started by a command runs under ctx, so closing
 	// stdin can stop it even before it registered its own cancel.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &Server{rt: rt, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: export}
+	if o.Hooks == nil {
+		o.Hooks = hooks.New()
+	}
+	if o.Commands == nil {
+		o.Commands = commands.New()
+	}
+	s := &Server{rt: rt, seam: o.Hooks, cmds: o.Commands, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: o.Export}
 	co := agent.NewCoalescer(16*time.Millisecond, func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
 	unsub := rt.Subscribe(func(e agent.Event) {
 		switch e.Type {
@@ -150,7 +170,7 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, ex
 		}
 	})
 	defer unsub()
-	defer rt.Hooks().BindUI(rpcUI{s: s})()
+	defer s.seam.BindUI(rpcUI{s: s})()
 
 	br := bufio.NewReaderSize(in, 64<<10)
 	for {

@@ -6,11 +6,13 @@ import (
 
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 )
 
 type testEnv struct {
 	rt       *app.Runtime
+	cmds     *commands.Registry
 	f        *Feature
 	cwd      string
 	agentDir string
@@ -22,7 +24,8 @@ func newEnv(t *testing.T) *testEnv {
 	t.Helper()
 	sess, cwd, agentDir := apptest.NewSession(t)
 	model := &llm.Model{ID: "m1", Name: "Model One", Provider: "fake", API: "fake-api", ContextWindow: 100000, MaxTokens: 8000}
-	rt, err := app.New(app.Config{Cwd: cwd, AgentDir: agentDir, Session: sess, NoContext: true,
+	cmds := commands.New()
+	rt, err := app.New(app.Config{Commands: cmds, Cwd: cwd, AgentDir: agentDir, Session: sess, NoContext: true,
 		Models: &apptest.Models{LLM: &apptest.FakeClient{}, Model: model}, Model: model,
 		Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
 	if err != nil {
@@ -30,10 +33,10 @@ func newEnv(t *testing.T) *testEnv {
 	}
 	t.Cleanup(func() { rt.Close() })
 	o := Options{Cwd: cwd, AgentDir: agentDir}
-	if err := Register(rt, o); err != nil {
+	if err := Register(rt, cmds, o); err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{rt: rt, f: &Feature{rt: rt, o: o}, cwd: cwd, agentDir: agentDir}
+	return &testEnv{rt: rt, cmds: cmds, f: &Feature{rt: rt, o: o}, cwd: cwd, agentDir: agentDir}
 }
 
 func (e *testEnv) seed(t *testing.T) {

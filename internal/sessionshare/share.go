@@ -30,7 +30,6 @@ type Runtime interface {
 	SwitchSession(path string) error
 	// State tells whether the agent is busy (no import then).
 	State() app.State
-	Commands() *commands.Registry
 }
 
 // Options locate the files the commands read and write.
@@ -50,8 +49,8 @@ type Feature struct {
 	o  Options
 }
 
-// Register adds /export, /import, /copy and /share to rt's registry.
-func Register(rt Runtime, o Options) error {
+// Register adds /export, /import, /copy and /share to cmds.
+func Register(rt Runtime, cmds *commands.Registry, o Options) error {
 	r := &Feature{rt: rt, o: o}
 	text := func(f func(args string) (string, error)) commands.Handler {
 		return func(_ context.Context, args string) (commands.Output, error) {
@@ -87,7 +86,7 @@ func Register(rt Runtime, o Options) error {
 		}},
 	} {
 		c.Source = commands.Builtin
-		if err := rt.Commands().Register(c); err != nil {
+		if err := cmds.Register(c); err != nil {
 			return fmt.Errorf("session commands: %w", err)
 		}
 	}

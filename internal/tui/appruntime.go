@@ -55,6 +55,10 @@ type AppOptions struct {
 	// (--theme, project .relay/themes, settings, the agent dir's themes/,
 	// packages; first wins on a name). nil keeps the agent dir's themes/.
 	ThemePaths []string
+	// Hooks and Commands are the seam and the command registry the
+	// runtime was built with (nil: empty ones).
+	Hooks    *hooks.Set
+	Commands *commands.Registry
 }
 
 // applyThemePaths replaces the custom themes with the files of paths
@@ -77,7 +81,13 @@ func applyThemePaths(opts *Options, paths []string) {
 
 // RunApp runs the UI on an app.Runtime with options taken from settings.
 func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
-	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs}
+	if o.Hooks == nil {
+		o.Hooks = hooks.New()
+	}
+	if o.Commands == nil {
+		o.Commands = commands.New()
+	}
+	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs, cmds: o.Commands}
 	opts := OptionsFromSettings(o.Settings, o.AgentDir, o.Env)
 	applyThemePaths(&opts, o.ThemePaths)
 	opts.Version = o.Version
@@ -95,9 +105,9 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.OnCommand = ar.command
 	// Features' status (Laya's routed task and why it is not running) on
 	// the status line; the footer names the physical model.
-	opts.StatusLine = func() string { line, _ := rt.Hooks().RunStatus(context.Background()); return line }
-	opts.FooterModel = func() string { _, footer := rt.Hooks().RunStatus(context.Background()); return footer }
-	for _, c := range rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension) {
+	opts.StatusLine = func() string { line, _ := o.Hooks.RunStatus(context.Background()); return line }
+	opts.FooterModel = func() string { _, footer := o.Hooks.RunStatus(context.Background()); return footer }
+	for _, c := range o.Commands.All(commands.Prompt, commands.Skill, commands.Extension) {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
 	opts.StartupNotes = startupNotes(rt, o.Settings)
@@ -118,13 +128,13 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		}
 	}
 	opts.Completer = &FileCompleter{Root: rt.Session().Cwd()}
-	opts.Registry = rt.Commands()
+	opts.Registry = o.Commands
 	opts.Reload = appReload(rt, ar, o)
 	// Extensions and the harness's authorization gate reach the person here.
 	opts.Approver = NewApprover()
-	defer rt.Hooks().BindUI(opts.Approver)()
+	defer o.Hooks.BindUI(opts.Approver)()
 	opts.Notices = func(fn func(string)) func() {
-		return rt.Hooks().SubscribeNotices(func(n hooks.Notice) { fn(n.Text) })
+		return o.Hooks.SubscribeNotices(func(n hooks.Notice) { fn(n.Text) })
 	}
 	return Run(ctx, ar, opts)
 }
@@ -280,6 +290,7 @@ type AppRuntime struct {
 	Settings *settings.Settings
 
 	bugs BugWriter
+	cmds *commands.Registry
 
 	mu         sync.Mutex
 	changed    map[string]any     // settings saved during this run
@@ -352,7 +363,7 @@ func (a *AppRuntime) Logout(provider string) error {
 }
 
 func (a *AppRuntime) runCommand(line string) error {
-	_, handled, err := a.Commands().Run(context.Background(), line)
+	_, handled, err := a.cmds.Run(context.Background(), line)
 	if !handled {
 		return fmt.Errorf("%s is not available", strings.Fields(line)[0])
 	}
@@ -715,7 +726,7 @@ func (a *AppRuntime) BugNotes() (string, string, string) {
 // command runs the slash commands app.Runtime owns (/export, /import,
 // /share, /bug, /debug, /laya, /trust, /changelog, /harness ...).
 func (a *AppRuntime) command(ctx context.Context, name, args string) (string, error) {
-	out, handled, err := a.Commands().Run(ctx, strings.TrimSpace("/"+name+" "+args))
+	out, handled, err := a.cmds.Run(ctx, strings.TrimSpace("/"+name+" "+args))
 	if !handled {
 		return "", fmt.Errorf("/%s is not available yet", name)
 	}

@@ -44,7 +44,7 @@ func appReload(rt *app.Runtime, ar *AppRuntime, o AppOptions) func() (ReloadResu
 		for _, d := range set.Diagnostics {
 			r.Warnings = append(r.Warnings, d.String())
 		}
-		for _, c := range rt.Commands().All(commands.Prompt, commands.Skill, commands.Extension) {
+		for _, c := range o.Commands.All(commands.Prompt, commands.Skill, commands.Extension) {
 			r.Commands = append(r.Commands, Command{Name: c.Name, Description: c.Description})
 		}
 		if r.Commands == nil {
