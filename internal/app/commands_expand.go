@@ -6,7 +6,7 @@ package app
 // alike). handled is false, and text comes back unchanged, for any other
 // text, an unknown name, or a skill file that can no longer be read.
 func (r *Runtime) expandCommand(text string) (expanded string, handled bool) {
-	set := r.res.get()
+	set := r.res.Get()
 	if set == nil {
 		return text, false
 	}

@@ -10,17 +10,51 @@ import (
 	"github.com/relay-agent/relay/internal/settings"
 )
 
-// resourceState holds the loaded skills and prompt templates; /reload
-// replaces the whole set.
-type resourceState struct {
-	mu  sync.Mutex
-	set *resources.Set
+// Resources holds the loaded skills and prompt templates. The
+// composition root makes it before the runtime and hands it to the runtime
+// (Config.Resources) and to what reads or reloads the set (the harness's
+// skill list, Laya's plan, /reload); the runtime reads it for every
+// request, so a reload needs no setter on the runtime.
+type Resources struct {
+	mu   sync.Mutex
+	set  *resources.Set
+	cmds *commands.Registry // bound by New: templates and skills as commands
 }
 
-func (s *resourceState) get() *resources.Set {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.set
+// NewResources holds set (nil = none loaded).
+func NewResources(set *resources.Set) *Resources { return &Resources{set: set} }
+
+// Get returns the loaded set (nil when none, or on a nil holder).
+func (h *Resources) Get() *resources.Set {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.set
+}
+
+// Set installs a loaded set: the "skills" prompt section, /skill:name and
+// /template expansion and the command list follow from the next request
+// on.
+func (h *Resources) Set(set *resources.Set) {
+	h.mu.Lock()
+	h.set = set
+	cmds := h.cmds
+	h.mu.Unlock()
+	if cmds != nil {
+		installCommands(cmds, set)
+	}
+}
+
+// bind makes the set's templates and skills commands of cmds, after the
+// runtime's built-ins (a template named like a built-in loses).
+func (h *Resources) bind(cmds *commands.Registry) {
+	h.mu.Lock()
+	h.cmds = cmds
+	set := h.set
+	h.mu.Unlock()
+	installCommands(cmds, set)
 }
 
 // ResourceOptions are what LoadResources needs from settings and flags.
@@ -62,13 +96,9 @@ func LoadResources(o ResourceOptions) *resources.Set {
 	return resources.Load(opts)
 }
 
-// SetResources installs the loaded skills and prompt templates: the
-// "skills" prompt section, /skill:name and /template expansion and the
-// command list follow from the next request on.
-func (r *Runtime) SetResources(set *resources.Set) {
-	r.res.mu.Lock()
-	r.res.set = set
-	r.res.mu.Unlock()
+// installCommands replaces the template and skill commands of cmds with
+// set's; collisions become the set's diagnostics.
+func installCommands(cmds *commands.Registry, set *resources.Set) {
 	var tmpls, skills []commands.Command
 	if set != nil {
 		for _, t := range set.Templates {
@@ -81,7 +111,7 @@ func (r *Runtime) SetResources(set *resources.Set) {
 		}
 	}
 	// A template named like a built-in loses: the built-in keeps working.
-	errs := append(r.cmds.Replace(commands.Prompt, tmpls), r.cmds.Replace(commands.Skill, skills)...)
+	errs := append(cmds.Replace(commands.Prompt, tmpls), cmds.Replace(commands.Skill, skills)...)
 	if set == nil {
 		return
 	}
@@ -90,11 +120,8 @@ func (r *Runtime) SetResources(set *resources.Set) {
 	}
 }
 
-// Resources returns the loaded set (nil before SetResources).
-func (r *Runtime) Resources() *resources.Set { return r.res.get() }
-
 func (r *Runtime) loadedSkills() []resources.Skill {
-	if set := r.res.get(); set != nil {
+	if set := r.res.Get(); set != nil {
 		return set.Skills
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/resources"
+	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 )
 
@@ -123,10 +124,10 @@ func resourceFixture(t *testing.T, enableSkillCommands bool) (*resources.Set, st
 func TestExpandCommandOnPromptSteerFollowUp(t *testing.T) {
 	rt, fc := newRuntime(t, say("one"), say("two"))
 	if got, ok := rt.expandCommand("/mytemplate x"); ok || got != "/mytemplate x" {
-		t.Fatalf("expanded before SetResources: %q", got)
+		t.Fatalf("expanded before a set was loaded: %q", got)
 	}
 	set, agent := resourceFixture(t, true)
-	rt.SetResources(set)
+	rt.res.Set(set)
 	if err := rt.Prompt(context.Background(), `/mytemplate "the file" now`, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestResourceCommands(t *testing.T) {
 		t.Fatalf("before load: %#v", cmds)
 	}
 	set, agent := resourceFixture(t, true)
-	rt.SetResources(set)
+	rt.res.Set(set)
 	b, err := llm.Marshal(rt.cmds.All(commands.Prompt, commands.Skill, commands.Extension))
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +171,7 @@ func TestResourceCommands(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("commands\n%s\nwant\n%s", b, want)
 	}
-	if infos := SkillInfos(rt.Resources()); len(infos) != 1 || infos[0].Name != "review-code" || infos[0].BaseDir != filepath.Join(agent, "skills", "review-code") {
+	if infos := SkillInfos(rt.res.Get()); len(infos) != 1 || infos[0].Name != "review-code" || infos[0].BaseDir != filepath.Join(agent, "skills", "review-code") {
 		t.Errorf("skill infos %+v", infos)
 	}
 	if SkillInfos(nil) != nil {
@@ -178,11 +179,41 @@ func TestResourceCommands(t *testing.T) {
 	}
 
 	set, _ = resourceFixture(t, false)
-	rt.SetResources(set)
+	rt.res.Set(set)
 	if cmds := rt.cmds.All(commands.Prompt, commands.Skill, commands.Extension); len(cmds) != 1 || cmds[0].Source != "prompt" {
 		t.Errorf("enableSkillCommands off: %+v", cmds)
 	}
 	if _, ok := rt.expandCommand("/skill:review-code"); !ok {
 		t.Error("typed /skill: must work with enableSkillCommands off")
+	}
+}
+
+// A holder loaded before the runtime exists (the composition root's
+// order) installs its templates and skills after the built-ins, and a
+// later Set (/reload) replaces them without the runtime.
+func TestResourcesHolderLoadedBeforeNew(t *testing.T) {
+	set, _ := resourceFixture(t, true)
+	set.Templates[0].Name = "session" // collides with the built-in
+	h := NewResources(set)
+	cmds := commands.New()
+	if _, err := New(Config{Session: session.InMemory("/proj"), Resources: h, Commands: cmds}); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := cmds.Get("session"); !ok || c.Source != commands.Builtin {
+		t.Errorf("/session is %+v, want the built-in", c)
+	}
+	if got := cmds.All(commands.Skill); len(got) != 1 || got[0].Name != "skill:review-code" {
+		t.Errorf("skills %+v", got)
+	}
+	found := false
+	for _, d := range set.Diagnostics {
+		found = found || d.Kind == resources.DiagCollision && strings.Contains(d.Message, "session")
+	}
+	if !found {
+		t.Errorf("no collision diagnostic: %+v", set.Diagnostics)
+	}
+	h.Set(nil)
+	if got := cmds.All(commands.Prompt, commands.Skill); len(got) != 0 || h.Get() != nil {
+		t.Errorf("after Set(nil): %+v", got)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
-	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/tool"
 )
@@ -58,8 +57,8 @@ type Config struct {
 	// Hooks is the seam features registered on before the runtime was
 	// built (the harness core, Laya, extensions); nil = a fresh one.
 	Hooks *hooks.Set
-	// Resources are the loaded skills and prompt templates (nil = none).
-	Resources *resources.Set
+	// Resources holds the loaded skills and prompt templates (nil = none).
+	Resources *Resources
 	// HTTPClient carries provider requests (nil = the default client);
 	// the httpProxy setting makes one.
 	HTTPClient *llm.HTTPClient
@@ -127,7 +126,7 @@ type Runtime struct {
 	hooks       *hooks.Set
 	runSystem   string // before_agent_start's system prompt for this run
 	cmds        *commands.Registry
-	res         resourceState // skills and prompt templates (resources.go)
+	res         *Resources // skills and prompt templates (resources.go)
 }
 
 // ErrNoModel is returned when a prompt is sent without a usable model.
@@ -156,9 +155,11 @@ func New(cfg Config) (*Runtime, error) {
 	if err := r.registerCommands(); err != nil {
 		return nil, fmt.Errorf("new runtime: %w", err)
 	}
-	if cfg.Resources != nil {
-		r.SetResources(cfg.Resources)
+	if cfg.Resources == nil {
+		cfg.Resources = NewResources(nil)
 	}
+	r.res = cfg.Resources
+	r.res.bind(r.cmds)
 	if r.model != nil {
 		r.thinking = r.model.ClampThinkingLevel(r.thinking)
 	}

@@ -69,6 +69,7 @@ type launch struct {
 	seam          *hooks.Set
 	cmds          *commands.Registry
 	resOpts       app.ResourceOptions
+	loaded        *app.Resources // skills and templates: loaded in buildRuntime, replaced by /reload
 	rt            *app.Runtime
 	mcp           *mcp.Manager // nil when MCP is off or not configured
 	bugs          *bugreport.Feature
@@ -270,15 +271,10 @@ func (l *launch) chooseModel(ctx context.Context) error {
 func (l *launch) buildRuntime(ctx context.Context) error {
 	a, st := l.a, l.st
 	seam, cmds := l.seam, l.cmds
+	l.loaded = app.NewResources(nil)
 	if core := harnessConfig(st, l.cwd); core != nil {
-		// Skills follow /reload, so the list is read from the runtime
-		// when a run asks.
-		core.SkillList = func() []harness.SkillInfo {
-			if l.rt == nil {
-				return nil
-			}
-			return app.SkillInfos(l.rt.Resources())
-		}
+		// Skills follow /reload, so the list is read when a run asks.
+		core.SkillList = func() []harness.SkillInfo { return app.SkillInfos(l.loaded.Get()) }
 		if _, err := harness.New(*core).Register(seam, cmds); err != nil {
 			return err
 		}
@@ -343,11 +339,12 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	extra := seam.RunResources(ctx, hooks.ResourcesDiscover{Cwd: l.cwd, Reason: "startup"})
 	l.resOpts.SkillPaths = append(l.resOpts.SkillPaths, extra.SkillPaths...)
 	l.resOpts.PromptPaths = append(l.resOpts.PromptPaths, extra.PromptPaths...)
-	cfg.Resources = app.LoadResources(l.resOpts)
+	l.loaded.Set(app.LoadResources(l.resOpts))
+	cfg.Resources = l.loaded
 	// laya/auto: a virtual model in the registry the runtime sees, routed
 	// through the seam once the runtime exists.
 	drv := layaauto.New(layaauto.Options{Settings: st, AgentDir: l.agentDir, Cwd: l.cwd, Env: llamaEnv(l.reg, l.env), PolicyFlag: a.LayaPolicy,
-		Interactive: l.mode == modeTUI, Version: Version, Tools: tools}, cfg.Models)
+		Interactive: l.mode == modeTUI, Version: Version, Tools: tools, Resources: l.loaded}, cfg.Models)
 	cfg.Models, cfg.Model = drv.Models(), drv.Model(cfg.Model)
 	cfg.Models = l.ext.Models(cfg.Models) // extensions' virtual models
 	rt, err := app.New(cfg)
@@ -382,7 +379,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		return err
 	}
 	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)
-	for _, d := range rt.Resources().Diagnostics {
+	for _, d := range l.loaded.Get().Diagnostics {
 		fmt.Fprintln(l.stderr, "Warning:", d)
 	}
 	if l.model != nil && rt.Session().LeafID() == "" {
@@ -467,7 +464,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 			st.QuietStartup = settings.QuietStartup{}
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: l.agentDir, Env: l.env, Inputs: plain, Resume: l.a.Resume,
-			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs,
+			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Loaded: l.loaded, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs,
 			ThemePaths: l.res.Themes, Hooks: l.seam, Commands: l.cmds}); err != nil {
 			return 1, err
 		}

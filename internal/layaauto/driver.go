@@ -18,7 +18,6 @@ import (
 	"github.com/relay-agent/relay/internal/laya"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/llamacpp"
-	"github.com/relay-agent/relay/internal/resources"
 	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
@@ -87,7 +86,9 @@ type Options struct {
 	Version string
 	// Tools is the registry laya_learn joins (not active until /laya learn).
 	Tools *tool.Registry
-	Now   func() time.Time
+	// Resources are the loaded skills the plan may name (nil = none).
+	Resources *app.Resources
+	Now       func() time.Time
 }
 
 // New builds the driver from settings. models is the registry without the
@@ -109,10 +110,11 @@ func New(o Options, models app.Models) *Driver {
 	// The plan names up to three loaded skills relevant to the request.
 	cfg.Skills = func() []laya.Skill {
 		var out []laya.Skill
-		if d.rt == nil || d.rt.Resources() == nil {
+		set := o.Resources.Get()
+		if set == nil {
 			return nil
 		}
-		for _, s := range d.rt.Resources().Skills {
+		for _, s := range set.Skills {
 			if !s.DisableModelInvocation {
 				out = append(out, laya.Skill{Name: s.Name, Description: s.Description})
 			}
@@ -816,7 +818,6 @@ type Runtime interface {
 	ThinkingLevel() llm.ThinkingLevel
 	ActiveTools() []string
 	SetActiveTools(names []string)
-	Resources() *resources.Set
 	Subscribe(fn func(agent.Event)) func()
 	Prompt(ctx context.Context, text string, images []llm.ImageContent) error
 }

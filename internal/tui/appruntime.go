@@ -16,6 +16,7 @@ import (
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
+	"github.com/relay-agent/relay/internal/resources"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
@@ -44,6 +45,10 @@ type AppOptions struct {
 	// (flags included), for /reload; nil rebuilds them from the trust state
 	// and the loaded set.
 	Resources *app.ResourceOptions
+	// Loaded holds the skills and templates the runtime uses (the
+	// composition root's, shared with the runtime); /reload replaces its
+	// set. nil: none loaded.
+	Loaded *app.Resources
 	// Env is the environment read once by the CLI.
 	Env config.Env
 	// Bugs writes /bug reports for the dialog; nil: /bug without options.
@@ -87,6 +92,9 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	if o.Commands == nil {
 		o.Commands = commands.New()
 	}
+	if o.Loaded == nil {
+		o.Loaded = app.NewResources(nil)
+	}
 	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs, cmds: o.Commands}
 	opts := OptionsFromSettings(o.Settings, o.AgentDir, o.Env)
 	applyThemePaths(&opts, o.ThemePaths)
@@ -110,7 +118,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	for _, c := range o.Commands.All(commands.Prompt, commands.Skill, commands.Extension) {
 		opts.Commands = append(opts.Commands, Command{Name: c.Name, Description: c.Description})
 	}
-	opts.StartupNotes = startupNotes(rt, o.Settings)
+	opts.StartupNotes = startupNotes(o.Loaded.Get(), o.Settings)
 	if text, warn := startupChangelog(o.Settings, o.AgentDir, len(rt.ContextMessages()) > 0); warn != "" {
 		opts.StartupWarnings = append(opts.StartupWarnings, warn)
 	} else {
@@ -122,7 +130,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 		opts.SubscriptionAuth = subscriptionAuth(o.Settings, o.Registry.AuthSource)
 	}
 	opts.StartupNotices = append(opts.StartupNotices, o.Warnings...)
-	if set := rt.Resources(); set != nil {
+	if set := o.Loaded.Get(); set != nil {
 		for _, d := range set.Diagnostics {
 			opts.StartupWarnings = append(opts.StartupWarnings, d.String())
 		}
@@ -249,12 +257,12 @@ func updateCheck(env config.Env, src versioncheck.Source, version string) func(c
 	return func(ctx context.Context) string { return versioncheck.Notice(ctx, src, version) }
 }
 
-func startupNotes(rt *app.Runtime, s *settings.Settings) []string {
+func startupNotes(set *resources.Set, s *settings.Settings) []string {
 	var notes []string
 	if s != nil && len(s.EnabledModels) > 0 {
 		notes = append(notes, "Scoped models: "+strings.Join(s.EnabledModels, ", "))
 	}
-	if set := rt.Resources(); set != nil {
+	if set != nil {
 		if n := len(set.Skills); n > 0 {
 			names := make([]string, 0, n)
 			for _, sk := range set.Skills {

@@ -37,9 +37,9 @@ func appReload(rt *app.Runtime, ar *AppRuntime, o AppOptions) func() (ReloadResu
 		ar.mu.Unlock()
 
 		ro.Settings = st
-		old := rt.Resources()
+		old := o.Loaded.Get()
 		set := app.LoadResources(ro)
-		rt.SetResources(set)
+		o.Loaded.Set(set)
 		r.Notes = append(r.Notes, resourceChanges(old, set)...)
 		for _, d := range set.Diagnostics {
 			r.Warnings = append(r.Warnings, d.String())
@@ -78,7 +78,7 @@ func resourceOptions(rt *app.Runtime, o AppOptions) app.ResourceOptions {
 	ro := app.ResourceOptions{Cwd: rt.Session().Cwd(), AgentDir: o.AgentDir}
 	ti := app.TrustState(rt.Session().Cwd(), o.AgentDir)
 	ro.ProjectTrusted = !ti.Needed || ti.Saved != nil && ti.Saved.Trusted || ti.Default == settings.TrustAlways
-	if set := rt.Resources(); set != nil {
+	if set := o.Loaded.Get(); set != nil {
 		for _, s := range set.Skills {
 			if s.Source.Source == resources.SourceCLI {
 				ro.SkillPaths = append(ro.SkillPaths, s.FilePath)
