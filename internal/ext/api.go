@@ -168,6 +168,11 @@ func (m *Manager) sendMessage(rt *app.Runtime, src string, args []json.RawMessag
 		if _, err := rt.Session().AppendMessage(cm); err != nil {
 			return fmt.Errorf("sendMessage: %w", err)
 		}
+		if m.opts.Hooks != nil && cm.Display {
+			// Recorded outside a run: no message events; front ends draw
+			// it from here.
+			m.opts.Hooks.Show(hooks.Shown{Message: cm})
+		}
 	}
 	return nil
 }

@@ -178,6 +178,7 @@ func (m *Manager) register(ext int, items []regItem) {
 		case "tool":
 			err = m.addTool(src, it)
 			if err == nil {
+				m.addToolRenderers(src, it)
 				if it.Active == nil || *it.Active {
 					newTools = append(newTools, it.Name)
 				} else {
@@ -194,6 +195,8 @@ func (m *Manager) register(ext int, items []regItem) {
 			err = m.addMCPServer(src, it)
 		case "shortcut":
 			err = m.addShortcut(src, it)
+		case "renderer":
+			err = m.addRenderer(src, it)
 		case "flag":
 			m.mu.Lock()
 			m.flags[it.Name] = flagDecl{Ext: src, Description: it.Description, Type: it.Type, Default: it.Default}
@@ -415,7 +418,11 @@ func (m *Manager) apiCall(src, method string, args []json.RawMessage) (any, erro
 		if len(args) > 1 {
 			data = args[1]
 		}
-		_, err := rt.Session().AppendCustom(arg[string](args, 0), data)
+		id, err := rt.Session().AppendCustom(arg[string](args, 0), data)
+		if err == nil && m.opts.Hooks != nil {
+			raw, _ := data.(json.RawMessage)
+			m.opts.Hooks.Show(hooks.Shown{EntryID: id, CustomType: arg[string](args, 0), Data: raw})
+		}
 		return nil, err
 	case "setLabel":
 		_, err := rt.Session().AppendLabel(arg[string](args, 0), arg[string](args, 1))

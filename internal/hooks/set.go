@@ -15,6 +15,10 @@ type Set struct {
 	ui      atomic.Pointer[uiBox]
 	notices noticeSubs
 	mcp     mcpRegistry
+	// renderers and shown: extension renderers and the entries front
+	// ends draw (render.go).
+	renderers renderRegistry
+	shown     shownSubs
 	// OnError receives failed handlers (the runtime turns them into
 	// extension_error events). Nil drops them.
 	OnError func(*HandlerError)

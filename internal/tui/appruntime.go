@@ -144,6 +144,8 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	opts.Notices = func(fn func(string)) func() {
 		return o.Hooks.SubscribeNotices(func(n hooks.Notice) { fn(n.Text) })
 	}
+	opts.Renderers = o.Hooks
+	opts.Shown = o.Hooks.SubscribeShown
 	return Run(ctx, ar, opts)
 }
 

@@ -90,6 +90,7 @@ type Model struct {
 	tr   *transcript.Transcript
 	ed   *editor.Editor
 	q    *eventQueue
+	xq   *extQueue // shown entries and renderer wake-ups (extrender.go)
 
 	width, height int
 	fullscreen    bool
@@ -186,10 +187,11 @@ func New(ctx context.Context, rt Runtime, o Options) *Model {
 		cmds = commands.New()
 	}
 	registerUICommands(cmds)
-	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, cmds: cmds, q: newEventQueue(), fullscreen: o.Fullscreen,
+	m := &Model{rt: rt, opts: o, ctx: ctx, km: km, cmds: cmds, q: newEventQueue(), xq: newExtQueue(), fullscreen: o.Fullscreen,
 		bashMu: &sync.Mutex{}, bashOut: &strings.Builder{},
 		noticeCh: make(chan string, 64), compactEnds: &atomic.Int64{}}
 	m.setTheme(themeSelect(o))
+	m.initRenderers()
 	m.ed = editor.New(km)
 	m.ed.SetMaxVisible(o.AutocompleteMaxVisible)
 	m.ed.SetCompleter(m.completer())
@@ -315,7 +317,7 @@ func (m *Model) Deliver(ev agent.Event) {
 
 // Init subscribes to events and starts the frame tick.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.q.wait, m.waitNotice, m.queryColors(), m.infoCmd(), m.updateCheck()}
+	cmds := []tea.Cmd{m.q.wait, m.waitNotice, m.waitExt, m.queryColors(), m.infoCmd(), m.updateCheck()}
 	if m.opts.Approver != nil {
 		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
 	}
@@ -388,6 +390,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.opts.Approver.wait(m.ctx))
 	case compRenderedMsg:
 		m.compRendered(msg)
+	case extWakeMsg:
+		m.extWake(msg)
+		cmds = append(cmds, m.waitExt)
+	case extRenderedMsg:
+		m.tr.SetRendered(msg.want, msg.lines, msg.ok)
 	case infoMsg:
 		m.info, m.infoBusy = msg.info, false
 	case printNextMsg:
@@ -503,6 +510,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.queuePrint(lines))
 		}
 	}
+	m.askRenderers()
 	if c := m.infoCmd(); c != nil {
 		cmds = append(cmds, c)
 	}

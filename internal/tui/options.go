@@ -7,6 +7,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/editor"
 	"github.com/relay-agent/relay/internal/tui/keymap"
@@ -110,6 +111,11 @@ type Options struct {
 	// Notices subscribes to the runtime's transient notices (harness
 	// decisions); nil means none.
 	Notices func(fn func(string)) (unsubscribe func())
+	// Renderers are the extensions' message, entry and tool renderers
+	// (nil: none); Shown subscribes to the custom messages and entries
+	// features record outside a run (nil: none).
+	Renderers Renderers
+	Shown     func(fn func(hooks.Shown)) (unsubscribe func())
 
 	OpenResume bool // --resume: open the session picker at start
 	// StatusLine and FooterModel add runtime state the UI does not own

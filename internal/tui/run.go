@@ -20,6 +20,9 @@ func Run(ctx context.Context, rt Runtime, o Options) error {
 	if o.Notices != nil {
 		defer o.Notices(m.Notify)()
 	}
+	if o.Shown != nil {
+		defer o.Shown(m.Show)()
+	}
 	if o.Approver != nil {
 		defer o.Approver.Close()
 	}

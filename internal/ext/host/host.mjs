@@ -20,6 +20,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { createRequire } from "node:module";
 import * as api from "./api/index.mjs";
+import { makeRenderItem } from "./render.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -388,6 +389,8 @@ const themeProxy = new Proxy(
 	{ get: (_t, p) => (p === "fg" || p === "bg" ? (_c, s) => s : p === "bold" || p === "italic" || p === "underline" || p === "dim" || p === "strikethrough" ? (s) => s : undefined) },
 );
 
+const renderItem = makeRenderItem({ renderers, tools, state, theme: themeProxy, notify });
+
 function readSession() {
 	const file = state.sessionFile;
 	if (!file) return [];
@@ -671,6 +674,7 @@ const methods = {
 		merge(p.state);
 		return withAbort(id, async (signal) => (await v.def.route({ ...p.request, signal }, makeCtx(v.ext, signal))) ?? null);
 	},
+	renderItem: (p) => renderItem(p),
 	render(p) {
 		const c = components.get(p.id);
 		if (!c) return [];

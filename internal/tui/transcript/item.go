@@ -27,13 +27,21 @@ const (
 	KindNotice
 	KindCustom
 	KindSummary
+	KindEntry // a custom entry an extension renderer draws
 )
 
 // item is one rendered block. Its lines are cached per width and version.
 type item struct {
 	kind    Kind
-	version int
+	version int // bumped on every change: the rendered lines are stale
+	dver    int // bumped when the data changes (not on a renderer's answer)
 	done    bool
+	id      int64 // set for blocks drawn by extension renderers
+
+	// custom message or entry: its type and JSON (what renderers get)
+	customType string
+	extData    json.RawMessage
+	ext        [2]*extSlot // extension renderer slots (extrender.go)
 
 	text string        // user, error, notice, custom, summary text; tool/bash label
 	doc  *markdown.Doc // assistant text
@@ -64,7 +72,7 @@ type item struct {
 	h, hw int
 }
 
-func (it *item) touch() { it.version++ }
+func (it *item) touch() { it.version++; it.dver++ }
 
 type renderCtx struct {
 	th            *theme.Theme
@@ -80,6 +88,14 @@ type renderCtx struct {
 	gen int
 	// cached counts items holding rendered lines, to trigger eviction.
 	cached int
+
+	// Extension renderers (extrender.go): which exist, the calls blocks
+	// wait for, how to wake the UI for them, the blocks by id.
+	has      HasRenderer
+	wake     func()
+	wants    []RenderWant
+	extItems map[int64]*item
+	lastID   int64
 }
 
 // dropCache frees an item's rendered lines (and its markdown chunk cache).
@@ -177,7 +193,9 @@ func (it *item) draw(c *renderCtx, width int) []string {
 		}
 		return out
 	case KindCustom:
-		return boxed(th, "customMessageBg", "customMessageText", wrapPlain(it.text, inner-2), width)
+		return it.drawCustom(c, width, inner)
+	case KindEntry:
+		return it.drawEntry(c, width)
 	case KindSummary:
 		// Collapsed like tool output: a summary is long and was written
 		// for the model; ctrl+o shows it.
@@ -385,10 +403,20 @@ func (it *item) drawTool(c *renderCtx, width, inner int) []string {
 		bg = "toolSuccessBg"
 	}
 	args := it.argMap()
-	head := toolSummary(it.toolName, args)
-	var body []string
-	for _, l := range wrapPlain(head, inner-2) {
-		body = append(body, th.Fg("toolTitle", theme.Bold(l)))
+	body, custom := it.toolHeader(c, inner-2)
+	if !custom {
+		for _, l := range wrapPlain(toolSummary(it.toolName, args), inner-2) {
+			body = append(body, th.Fg("toolTitle", theme.Bold(l)))
+		}
+	}
+	if lines, ok := it.toolBody(c, inner-2); ok {
+		// renderResult draws the whole result, expanded or not as it
+		// was told.
+		if len(lines) > 0 {
+			body = append(body, "")
+			body = append(body, lines...)
+		}
+		return boxed(th, bg, "text", body, width)
 	}
 	// Write shows the content it writes; edit shows its diff.
 	var content []string

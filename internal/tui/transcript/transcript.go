@@ -162,6 +162,7 @@ func (t *Transcript) Clear() {
 	}
 	t.items, t.current, t.committed = nil, nil, 0
 	t.ctx.cached = 0
+	t.ctx.extItems, t.ctx.wants = nil, nil
 	t.tools = map[string]*item{}
 	t.vp = viewport{follow: true}
 }
@@ -273,7 +274,7 @@ func (t *Transcript) AddMessage(m llm.Message) {
 			excluded: m.ExcludeFromContext, done: true})
 	case *llm.CustomMessage:
 		if m.Display {
-			t.add(&item{kind: KindCustom, text: "[" + m.CustomType + "] " + contentText(m.Content), done: true})
+			t.add(customItem(m))
 		}
 	case *llm.BranchSummaryMessage:
 		t.add(&item{kind: KindSummary, label: "[branch]", head: "Branch summary", text: readableSummary(m.Summary), done: true})
@@ -526,8 +527,16 @@ func (t *Transcript) TakeCommitted(width int) []string {
 	var out []string
 	for t.committed < len(t.items) && t.items[t.committed].done {
 		it := t.items[t.committed]
-		out = append(out, "")
-		out = append(out, it.render(&t.ctx, width)...)
+		lines := it.render(&t.ctx, width)
+		if it.extPending() {
+			// An extension renderer's answer is on its way (bounded by
+			// the UI's render timeout): print it, not relay's fallback.
+			break
+		}
+		if len(lines) > 0 || it.kind != KindEntry {
+			out = append(out, "")
+			out = append(out, lines...)
+		}
 		if t.ctx.kitty == nil { // with placeholders render drew them
 			for _, img := range it.images {
 				out = append(out, imageLines(img, t.img, width)...)
@@ -543,8 +552,11 @@ func (t *Transcript) TakeCommitted(width int) []string {
 func (t *Transcript) Live(width int) []string {
 	var out []string
 	for _, it := range t.items[t.committed:] {
-		out = append(out, "")
-		out = append(out, it.render(&t.ctx, width)...)
+		lines := it.render(&t.ctx, width)
+		if len(lines) > 0 || it.kind != KindEntry {
+			out = append(out, "")
+			out = append(out, lines...)
+		}
 	}
 	return out
 }

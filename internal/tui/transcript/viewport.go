@@ -26,7 +26,11 @@ type match struct{ item, line int }
 
 // height is the rows an item takes: a separator plus its lines.
 func (t *Transcript) height(i int) int {
-	return 1 + len(t.items[i].render(&t.ctx, t.vp.width))
+	n := len(t.items[i].render(&t.ctx, t.vp.width))
+	if n == 0 && t.items[i].kind == KindEntry {
+		return 0 // an entry its renderer did not draw takes no room
+	}
+	return 1 + n
 }
 
 // row returns line k of item i (0 is the separator).
