@@ -17,6 +17,7 @@ type hostComponent struct {
 
 	mu      sync.Mutex
 	surface hooks.Surface
+	text    string // a host editor's text (editor.go)
 }
 
 // component returns the Go side of host component id, creating it once.

@@ -112,6 +112,10 @@ type Manager struct {
 	synthetic  int64                    // keys below 0 in regs: registrations that are not handlers
 	base       app.Models               // the registry Models wraps
 	doneComps  map[int64]func()         // custom() calls to end on component_done
+	// inputs are the host's raw-input listeners (editor.go): listener id
+	// -> key in regs (0: switched off), for the host inputsConn.
+	inputs     map[int64]int64
+	inputsConn *conn
 	stale      map[int64]func()
 	queue      chan func() // observed events, in order
 	stop       chan struct{}

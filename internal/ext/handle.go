@@ -99,6 +99,8 @@ func (m *Manager) handle(msg message) {
 		if json.Unmarshal(msg.Params, &p) == nil {
 			m.report(m.extPath(p.Ext), p.Event, errors.New(p.Message))
 		}
+	case "editor_text", "editor_submit":
+		m.editorNote(msg.Method, msg.Params)
 	case "component_render", "component_done":
 		var p struct {
 			ID int64 `json:"id"`

@@ -25,6 +25,9 @@ func (m *Manager) uiCall(src, method string, args []json.RawMessage) (any, error
 		}
 		return nil, nil
 	}
+	if res, ok := m.editorUICall(ui, method, args); ok {
+		return res, nil
+	}
 	switch method {
 	case "confirm", "select", "input", "editor":
 		return m.dialog(ui, method, args)

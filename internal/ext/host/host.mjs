@@ -21,6 +21,7 @@ import readline from "node:readline";
 import { createRequire } from "node:module";
 import * as api from "./api/index.mjs";
 import { makeRenderItem } from "./render.mjs";
+import { makeUIHost } from "./uihost.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -344,9 +345,10 @@ function makeUI(ext) {
 		},
 		setTitle: (title) => tell("setTitle", title),
 		setEditorText: (text) => tell("setEditorText", text),
-		getEditorText: () => "",
+		getEditorText: () => uiHost.getEditorText() ?? "",
 		pasteToEditor: (text) => tell("pasteToEditor", text),
-		setEditorComponent: () => {},
+		setEditorComponent: (factory) => uiHost.setEditorComponent(ext, factory),
+		getEditorComponent: () => uiHost.getEditorComponent(),
 		async custom(factory, options) {
 			if (!state.hasUI || typeof factory !== "function") return undefined;
 			let result;
@@ -363,7 +365,7 @@ function makeUI(ext) {
 			await shown.catch(() => {});
 			return result;
 		},
-		onTerminalInput: () => () => {},
+		onTerminalInput: (handler) => uiHost.onTerminalInput(ext, handler),
 		get theme() {
 			return themeProxy;
 		},
@@ -390,6 +392,7 @@ const themeProxy = new Proxy(
 );
 
 const renderItem = makeRenderItem({ renderers, tools, state, theme: themeProxy, notify });
+const uiHost = makeUIHost({ request, notify, mount, components, state, theme: themeProxy, keybindings });
 
 function readSession() {
 	const file = state.sessionFile;
@@ -675,6 +678,8 @@ const methods = {
 		return withAbort(id, async (signal) => (await v.def.route({ ...p.request, signal }, makeCtx(v.ext, signal))) ?? null);
 	},
 	renderItem: (p) => renderItem(p),
+	terminalInput: (p) => uiHost.terminalInput(p),
+	setEditorText: (p) => uiHost.setEditorText(p),
 	render(p) {
 		const c = components.get(p.id);
 		if (!c) return [];

@@ -424,3 +424,6 @@ export function keyHint(key, description) {
 }
 export const rawKeyHint = keyHint;
 export const keyText = (k) => k;
+
+// The prompt editor extensions extend (ctx.ui.setEditorComponent).
+export { Editor, CustomEditor } from "./editor.mjs";
