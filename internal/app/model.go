@@ -97,13 +97,29 @@ func CycleThinkingLevel(r *Runtime) (llm.ThinkingLevel, bool) {
 	return r.ThinkingLevel(), true
 }
 
-// CycleModel moves through the scoped models (or every available model);
-// ok is false when there is only one.
-func (r *Runtime) CycleModel(forward bool) (*llm.Model, llm.ThinkingLevel, bool, bool) {
-	scoped := r.cfg.ScopedModels
-	isScoped := len(scoped) > 0
-	if !isScoped && r.cfg.Models != nil {
-		for _, m := range r.cfg.Models.Available() {
+// ModelCycle is what Ctrl+P and cycle_model go through: the scoped models
+// (--models, enabledModels) or, without a scope, every model Models has
+// credentials for. The composition root hands it to the front ends.
+type ModelCycle struct {
+	Scoped []ScopedModel
+	Models Models // the runtime's (nil = none)
+}
+
+// Available lists the models with credentials.
+func (c ModelCycle) Available() []*llm.Model {
+	if c.Models == nil {
+		return nil
+	}
+	return c.Models.Available()
+}
+
+// CycleModel moves r to the next (forward) or previous model of c; ok is
+// false when there is only one.
+func CycleModel(r *Runtime, c ModelCycle, forward bool) (m *llm.Model, level llm.ThinkingLevel, isScoped, ok bool) {
+	scoped := c.Scoped
+	isScoped = len(scoped) > 0
+	if !isScoped {
+		for _, m := range c.Available() {
 			scoped = append(scoped, ScopedModel{Model: m})
 		}
 	}
@@ -128,12 +144,4 @@ func (r *Runtime) CycleModel(forward bool) (*llm.Model, llm.ThinkingLevel, bool,
 		_ = r.SetThinkingLevel(next.Thinking)
 	}
 	return r.Model(), r.ThinkingLevel(), isScoped, true
-}
-
-// AvailableModels lists the models with credentials.
-func (r *Runtime) AvailableModels() []*llm.Model {
-	if r.cfg.Models == nil {
-		return nil
-	}
-	return r.cfg.Models.Available()
 }

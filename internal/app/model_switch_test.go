@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/session"
 )
 
 // Switching from a model without reasoning (level necessarily off) to one
@@ -40,6 +41,53 @@ func TestSetModelThinkingLevel(t *testing.T) {
 			}
 			if got := rt.ThinkingLevel(); got != tt.want {
 				t.Errorf("thinking level %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// listModels is a registry whose available models are a fixed list.
+type listModels struct {
+	fakeModels
+	list []*llm.Model
+}
+
+func (l *listModels) Available() []*llm.Model { return l.list }
+
+// CycleModel goes through the scope (with its thinking levels) in both
+// directions, through every available model without a scope, and reports
+// nothing to cycle to with one model.
+func TestCycleModel(t *testing.T) {
+	a := &llm.Model{ID: "a", Provider: "p", Reasoning: true}
+	b := &llm.Model{ID: "b", Provider: "p", Reasoning: true}
+	c := &llm.Model{ID: "c", Provider: "q"}
+	all := &listModels{list: []*llm.Model{a, b, c}}
+	scoped := []ScopedModel{{Model: a, Thinking: llm.ThinkingHigh}, {Model: c}}
+	tests := []struct {
+		name       string
+		cycle      ModelCycle
+		forward    bool
+		want       string
+		wantLevel  llm.ThinkingLevel
+		wantScoped bool
+		wantOK     bool
+	}{
+		{"scope forward", ModelCycle{Scoped: scoped, Models: all}, true, "c", llm.ThinkingOff, true, true},
+		{"scope backward wraps", ModelCycle{Scoped: scoped, Models: all}, false, "c", llm.ThinkingOff, true, true},
+		{"all forward", ModelCycle{Models: all}, true, "b", llm.ThinkingHigh, false, true},
+		{"all backward wraps", ModelCycle{Models: all}, false, "c", llm.ThinkingOff, false, true},
+		{"one model", ModelCycle{Models: &listModels{list: []*llm.Model{a}}}, true, "a", llm.ThinkingHigh, false, false},
+		{"no registry", ModelCycle{}, true, "a", llm.ThinkingHigh, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt, err := New(Config{Session: session.InMemory("/proj"), Models: all, Model: a, Thinking: llm.ThinkingHigh})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, level, isScoped, ok := CycleModel(rt, tt.cycle, tt.forward)
+			if m.ID != tt.want || level != tt.wantLevel || isScoped != tt.wantScoped || ok != tt.wantOK {
+				t.Errorf("got %s %s scoped=%v ok=%v, want %s %s scoped=%v ok=%v", m.ID, level, isScoped, ok, tt.want, tt.wantLevel, tt.wantScoped, tt.wantOK)
 			}
 		})
 	}

@@ -50,10 +50,8 @@ type Config struct {
 	// DefaultThinking (settings defaultThinkingLevel; "" = medium) is the
 	// level a switch from a model without reasoning to one with it starts at.
 	DefaultThinking llm.ThinkingLevel
-	// ScopedModels are the models Ctrl+P / cycle_model go through.
-	ScopedModels []ScopedModel
-	Tools        *tool.Registry
-	ActiveTools  []string
+	Tools           *tool.Registry
+	ActiveTools     []string
 	// Hooks is the seam features registered on before the runtime was
 	// built (the harness core, Laya, extensions); nil = a fresh one.
 	Hooks *hooks.Set

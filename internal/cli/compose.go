@@ -69,6 +69,7 @@ type launch struct {
 	seam          *hooks.Set
 	cmds          *commands.Registry
 	resOpts       app.ResourceOptions
+	cycle         app.ModelCycle // the runtime's models and the scope ctrl+p / cycle_model go through
 	loaded        *app.Resources // skills and templates: loaded in buildRuntime, replaced by /reload
 	rt            *app.Runtime
 	mcp           *mcp.Manager // nil when MCP is off or not configured
@@ -300,8 +301,8 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	active = addScriptTools(tools, active, st, seam, l.reg, func() *app.Runtime { return l.rt })
 	cfg := app.Config{
 		Env: l.env, Cwd: l.cwd, AgentDir: l.agentDir, Session: l.sess, Models: l.src, Model: l.model, Thinking: l.thinking,
-		DefaultThinking: st.DefaultThinkingLevel, ScopedModels: l.scoped,
-		Tools: tools, ActiveTools: active, Hooks: seam, Commands: cmds, HTTPClient: proxyClient(st.HTTPProxy),
+		DefaultThinking: st.DefaultThinkingLevel,
+		Tools:           tools, ActiveTools: active, Hooks: seam, Commands: cmds, HTTPClient: proxyClient(st.HTTPProxy),
 		NoContext:  a.NoContext,
 		Compaction: compactionSettings(st.Compaction.Enabled, st.CompactionFor("", "")),
 		CompactionFor: func(p, id string) compaction.Settings {
@@ -347,6 +348,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		Interactive: l.mode == modeTUI, Version: Version, Tools: tools, Resources: l.loaded}, cfg.Models)
 	cfg.Models, cfg.Model = drv.Models(), drv.Model(cfg.Model)
 	cfg.Models = l.ext.Models(cfg.Models) // extensions' virtual models
+	l.cycle = app.ModelCycle{Scoped: l.scoped, Models: cfg.Models}
 	rt, err := app.New(cfg)
 	if err != nil {
 		return err
@@ -444,7 +446,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 	var rc int
 	switch l.mode {
 	case modeRPC:
-		rc = rpcmode.Serve(ctx, rt, l.stdin, l.stdout, rpcmode.Options{Hooks: l.seam, Commands: l.cmds, Export: exportHTML})
+		rc = rpcmode.Serve(ctx, rt, l.stdin, l.stdout, rpcmode.Options{Hooks: l.seam, Commands: l.cmds, Models: l.cycle, Export: exportHTML})
 	case modeJSON:
 		rc = jsonmode.Run(ctx, rt, plain, l.stdout, l.stderr)
 	case modePrint:
@@ -465,7 +467,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: l.agentDir, Env: l.env, Inputs: plain, Resume: l.a.Resume,
 			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Loaded: l.loaded, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs,
-			ThemePaths: l.res.Themes, Hooks: l.seam, Commands: l.cmds}); err != nil {
+			ThemePaths: l.res.Themes, Hooks: l.seam, Commands: l.cmds, Models: l.cycle}); err != nil {
 			return 1, err
 		}
 	}

@@ -30,7 +30,7 @@ func (m *Manager) sessionAPI(rt *app.Runtime, src, method string, args []json.Ra
 		if len(args) > 0 {
 			_ = json.Unmarshal(args[0], &want)
 		}
-		for _, mod := range rt.AvailableModels() {
+		for _, mod := range m.available() {
 			if mod.Provider == want.Provider && mod.ID == want.ID {
 				return true, true, rt.SetModel(mod)
 			}

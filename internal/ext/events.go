@@ -451,7 +451,7 @@ func (m *Manager) catalogState(rt *app.Runtime, st map[string]any) {
 	m.mu.Unlock()
 	names := reg.Names()
 	cmds := m.opts.Commands.All()
-	models := rt.AvailableModels()
+	models := m.available()
 	var fp strings.Builder
 	fp.WriteString(strings.Join(names, ","))
 	for _, c := range cmds {

@@ -148,6 +148,18 @@ func (m *Manager) Models(base app.Models) app.Models {
 	return extModels{Models: base, m: m}
 }
 
+// available lists the models with credentials of the registry the
+// runtime uses (Models wrapped it; nil before).
+func (m *Manager) available() []*llm.Model {
+	m.mu.Lock()
+	base := m.base
+	m.mu.Unlock()
+	if base == nil {
+		return nil
+	}
+	return extModels{Models: base, m: m}.Available()
+}
+
 type extModels struct {
 	app.Models
 	m *Manager

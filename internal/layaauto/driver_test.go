@@ -554,7 +554,7 @@ func TestLayaModelSelectableAndResumable(t *testing.T) {
 		t.Fatal("laya/auto not findable")
 	}
 	found := false
-	for _, m := range e.rt.AvailableModels() {
+	for _, m := range e.d.Models().Available() {
 		found = found || laya.IsAutoModel(m)
 	}
 	if !found {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/app/apptest"
 
 	"github.com/relay-agent/relay/internal/laya"
@@ -42,9 +43,11 @@ func TestLayaAutoOfferedOnlyWhenItCanRoute(t *testing.T) {
 			cat.models = append(cat.models, local, other)
 			models := keyless{cat, avail}
 			agentDir := t.TempDir()
-			rt := attach(t, NewWithRouter(Options{AgentDir: agentDir}, models, laya.New(laya.Config{Home: filepath.Join(agentDir, "laya"), BaseURL: deadURL(t)}, models)), local)
+			d := NewWithRouter(Options{AgentDir: agentDir}, models, laya.New(laya.Config{Home: filepath.Join(agentDir, "laya"), BaseURL: deadURL(t)}, models))
+			rt := attach(t, d, local)
+			cycle := app.ModelCycle{Models: d.Models()}
 			listed := false
-			for _, m := range rt.AvailableModels() {
+			for _, m := range cycle.Available() {
 				listed = listed || laya.IsAutoModel(m)
 			}
 			if listed != tt.want {
@@ -52,7 +55,7 @@ func TestLayaAutoOfferedOnlyWhenItCanRoute(t *testing.T) {
 			}
 			reached := false
 			for i := 0; i < len(avail)+2; i++ {
-				m, _, _, ok := rt.CycleModel(true)
+				m, _, _, ok := app.CycleModel(rt.Runtime, cycle, true)
 				if !ok {
 					t.Fatal("cycle_model found nothing to cycle")
 				}

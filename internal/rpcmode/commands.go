@@ -76,7 +76,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return map[string]llm.Messages{"messages": msgs}, nil
 	case "set_model":
-		m := findAvailable(rt, c.Provider, c.ModelID)
+		m := findAvailable(s.models, c.Provider, c.ModelID)
 		if m == nil {
 			return nil, fmt.Errorf("Model not found: %s/%s", c.Provider, c.ModelID)
 		}
@@ -85,13 +85,13 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return rt.Model(), nil
 	case "cycle_model":
-		m, level, scoped, ok := rt.CycleModel(true)
+		m, level, scoped, ok := app.CycleModel(rt, s.models, true)
 		if !ok {
 			return nullData{}, nil
 		}
 		return map[string]any{"model": m, "thinkingLevel": level, "isScoped": scoped}, nil
 	case "get_available_models":
-		ms := rt.AvailableModels()
+		ms := s.models.Available()
 		if ms == nil {
 			ms = []*llm.Model{}
 		}
@@ -220,8 +220,8 @@ func (s *Server) dispatch(c *command) (any, error) {
 
 // findAvailable looks the model up among those with credentials, as the
 // original does; a model without credentials is "not found".
-func findAvailable(rt *app.Runtime, provider, id string) *llm.Model {
-	for _, m := range rt.AvailableModels() {
+func findAvailable(c app.ModelCycle, provider, id string) *llm.Model {
+	for _, m := range c.Available() {
 		if m.Provider == provider && m.ID == id {
 			return m
 		}

@@ -33,17 +33,21 @@ type Options struct {
 	// was built with (nil: empty ones).
 	Hooks    *hooks.Set
 	Commands *commands.Registry
+	// Models are the runtime's models and the scope cycle_model goes
+	// through.
+	Models app.ModelCycle
 	// Export writes the session as HTML (nil = unsupported).
 	Export func(rt *app.Runtime, outputPath string) (string, error)
 }
 
 // Server handles one RPC connection.
 type Server struct {
-	rt   *app.Runtime
-	seam *hooks.Set
-	cmds *commands.Registry
-	out  *jsonl.Writer
-	ctx  context.Context
+	rt     *app.Runtime
+	seam   *hooks.Set
+	cmds   *commands.Registry
+	models app.ModelCycle
+	out    *jsonl.Writer
+	ctx    context.Context
 
 	// Export writes the session as HTML (nil = unsupported).
 	Export func(rt *app.Runtime, outputPath string) (string, error)
@@ -144,7 +148,7 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, o 
 	if o.Commands == nil {
 		o.Commands = commands.New()
 	}
-	s := &Server{rt: rt, seam: o.Hooks, cmds: o.Commands, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: o.Export}
+	s := &Server{rt: rt, seam: o.Hooks, cmds: o.Commands, models: o.Models, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: o.Export}
 	co := agent.NewCoalescer(16*time.Millisecond, func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
 	unsub := rt.Subscribe(func(e agent.Event) {
 		switch e.Type {

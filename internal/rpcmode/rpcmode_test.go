@@ -33,7 +33,7 @@ func serve(t *testing.T, input string) []map[string]any {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if code := Serve(context.Background(), rt, strings.NewReader(input), &out, Options{}); code != 0 {
+	if code := Serve(context.Background(), rt, strings.NewReader(input), &out, Options{Models: app.ModelCycle{Models: noModels{}}}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	var recs []map[string]any

@@ -49,6 +49,8 @@ type AppOptions struct {
 	// composition root's, shared with the runtime); /reload replaces its
 	// set. nil: none loaded.
 	Loaded *app.Resources
+	// Models are the runtime's models and the scope ctrl+p cycles through.
+	Models app.ModelCycle
 	// Env is the environment read once by the CLI.
 	Env config.Env
 	// Bugs writes /bug reports for the dialog; nil: /bug without options.
@@ -95,7 +97,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	if o.Loaded == nil {
 		o.Loaded = app.NewResources(nil)
 	}
-	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs, cmds: o.Commands}
+	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs, cmds: o.Commands, models: o.Models}
 	opts := OptionsFromSettings(o.Settings, o.AgentDir, o.Env)
 	applyThemePaths(&opts, o.ThemePaths)
 	opts.Version = o.Version
@@ -299,8 +301,9 @@ type AppRuntime struct {
 	AgentDir string
 	Settings *settings.Settings
 
-	bugs BugWriter
-	cmds *commands.Registry
+	bugs   BugWriter
+	cmds   *commands.Registry
+	models app.ModelCycle
 
 	mu         sync.Mutex
 	changed    map[string]any     // settings saved during this run
@@ -461,6 +464,14 @@ func (a *AppRuntime) Dequeue() []string {
 		out = append(out, agent.MessageText(m))
 	}
 	return out
+}
+
+// AvailableModels lists the models with credentials.
+func (a *AppRuntime) AvailableModels() []*llm.Model { return a.models.Available() }
+
+// CycleModel moves through the scoped (or all) models.
+func (a *AppRuntime) CycleModel(forward bool) (*llm.Model, llm.ThinkingLevel, bool, bool) {
+	return app.CycleModel(a.Runtime, a.models, forward)
 }
 
 // CycleThinkingLevel moves to the model's next thinking level.
