@@ -70,6 +70,7 @@ var layers = map[string]int{
 	"internal/llm/bedrock":             10, // Amazon Bedrock ConverseStream (AWS SDK for credentials, signing, endpoints)
 	"internal/llm/mistral":             10,
 	"internal/llm/vertex":              12, // Vertex AI: endpoints and Google credentials around the gemini client
+	"internal/llm/cloudcode":           12, // Cloud Code Assist (Gemini CLI, Antigravity): the envelope around the gemini client
 	"internal/llm/llmtest":             10,
 	"internal/llm/llmtest/cmd/fakellm": 20,
 	"internal/llm/llamacpp":            10, // llama-server model discovery (net/http via internal/llm)

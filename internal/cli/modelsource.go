@@ -9,6 +9,7 @@ import (
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/anthropic"
 	"github.com/relay-agent/relay/internal/llm/bedrock"
+	"github.com/relay-agent/relay/internal/llm/cloudcode"
 	"github.com/relay-agent/relay/internal/llm/gemini"
 	"github.com/relay-agent/relay/internal/llm/mistral"
 	"github.com/relay-agent/relay/internal/llm/openai"
@@ -40,6 +41,11 @@ func (s *modelSource) cloudClient(key string, mk func() llm.Client) llm.Client {
 }
 
 func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
+	if cloudcode.Handles(m) {
+		// The Gemini CLI and Antigravity subscriptions: Cloud Code Assist
+		// at the origin the sign-in found.
+		return s.signedIn(m, cloudcode.New(cloudcode.Config{Getenv: s.reg.ProviderEnv(m.Provider)})), nil
+	}
 	switch m.API {
 	case llm.APIAnthropicMessages:
 		if env := s.reg.ProviderEnv(m.Provider); m.Provider == "anthropic" && anthropic.FederationConfigured(env) {
@@ -69,7 +75,7 @@ func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
 			return bedrock.New(bedrock.Config{Getenv: s.reg.ProviderEnv(m.Provider)})
 		}), nil
 	}
-	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, openai-codex-responses, google-generative-ai, bedrock-converse-stream, azure-openai-responses, google-vertex, mistral-conversations)", m.Provider, m.ID, m.API)
+	return nil, fmt.Errorf("model %s/%s uses API %q, which relay does not speak (supported: anthropic-messages, openai-completions, openai-responses, openai-codex-responses, google-generative-ai, google-gemini-cli, bedrock-converse-stream, azure-openai-responses, google-vertex, mistral-conversations)", m.Provider, m.ID, m.API)
 }
 
 // signedIn sends a provider's requests to the endpoint its subscription
@@ -84,8 +90,10 @@ func (s *modelSource) signedIn(m *llm.Model, c llm.Client) llm.Client {
 }
 
 // endpointFromSignIn are the providers whose endpoint depends on the
-// account (GitHub Copilot: the token's proxy-ep, or the Enterprise host).
-var endpointFromSignIn = map[string]bool{"github-copilot": true}
+// account (GitHub Copilot: the token's proxy-ep, or the Enterprise host;
+// the Google subscriptions: the Cloud Code Assist origin that answered
+// the sign-in's project discovery).
+var endpointFromSignIn = map[string]bool{"github-copilot": true, cloudcode.GeminiCLI: true, cloudcode.Antigravity: true}
 
 type accountClient struct {
 	llm.Client

@@ -123,7 +123,11 @@ func (r *Registry) ResolveAuthSource(ctx context.Context, m *llm.Model, cliKey s
 	}
 
 	if len(m.Headers) > 0 {
-		a.Headers = make(map[string]string, len(m.Headers))
+		// Added to the sign-in's headers (a Google subscription's project),
+		// not put in their place.
+		if a.Headers == nil {
+			a.Headers = make(map[string]string, len(m.Headers))
+		}
 		for k, v := range m.Headers {
 			val, err := resolveValue(ctx, v, getenv, nil)
 			if err != nil {

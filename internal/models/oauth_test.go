@@ -387,3 +387,29 @@ func BenchmarkResolveAuthValidOAuth(b *testing.B) {
 		}
 	}
 }
+
+// projectSignIn is a sign-in whose requests carry a header of its own
+// (the Google subscriptions' project).
+type projectSignIn struct{ formRefresher }
+
+func (projectSignIn) Use(c *Credential) (OAuthUse, error) {
+	return OAuthUse{APIKey: c.Access, Headers: map[string]string{"X-Goog-User-Project": "proj-1"}}, nil
+}
+
+// TestSignInHeadersSurviveModelHeaders: headers a model configures are
+// added to the sign-in's, not put in their place (a models.json header
+// on a Gemini CLI model must not lose the account's project).
+func TestSignInHeadersSurviveModelHeaders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "auth.json")
+	writeAuth(t, path, fmt.Sprintf(`{"p":{"type":"oauth","access":"a0","refresh":"r0","expires":%d}}`, time.Now().Add(time.Hour).UnixMilli()))
+	r, err := NewRegistry(Options{AuthJSON: path, Getenv: func(string) string { return "" },
+		OAuth: func(string) OAuthProvider { return projectSignIn{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &llm.Model{Provider: "p", ID: "x", Headers: map[string]string{"X-Extra": "1"}}
+	key, h, err := r.ResolveAuth(context.Background(), m, "")
+	if err != nil || key != "a0" || h["X-Goog-User-Project"] != "proj-1" || h["X-Extra"] != "1" {
+		t.Fatalf("key %q headers %v err %v", key, h, err)
+	}
+}

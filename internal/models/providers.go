@@ -30,6 +30,8 @@ var knownProviders = []ProviderInfo{
 	{ID: "amazon-bedrock", Name: "Amazon Bedrock",
 		AmbientHint: "AWS_PROFILE, AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY, AWS_BEARER_TOKEN_BEDROCK, AWS_CONTAINER_CREDENTIALS_* or AWS_WEB_IDENTITY_TOKEN_FILE"},
 	{ID: "github-copilot", Name: "GitHub Copilot", EnvVars: []string{"COPILOT_GITHUB_TOKEN"}},
+	{ID: "google-gemini-cli", Name: "Google Gemini CLI"},   // sign-in only (/login google-gemini-cli)
+	{ID: "google-antigravity", Name: "Google Antigravity"}, // sign-in only (/login google-antigravity)
 	{ID: "ant-ling", Name: "Ant Ling", EnvVars: []string{"ANT_LING_API_KEY"}},
 	{ID: "nvidia", Name: "NVIDIA NIM", EnvVars: []string{"NVIDIA_API_KEY"}},
 	{ID: "deepseek", Name: "DeepSeek", EnvVars: []string{"DEEPSEEK_API_KEY"}},

@@ -58,6 +58,10 @@ func (r *Registry) ResolveModel(pattern, provider string, cliThinking llm.Thinki
 		}
 	}
 
+	// A bare id or fuzzy pattern never lands on a model the account has
+	// not made known (see accountCatalogs); provider/id still finds it.
+	loose := r.withoutUnknownAccounts(all)
+
 	pat, inferred := pattern, false
 	if prov == "" {
 		if i := strings.IndexByte(pattern, '/'); i >= 0 {
@@ -69,7 +73,7 @@ func (r *Registry) ResolveModel(pattern, provider string, cliThinking llm.Thinki
 	if prov == "" {
 		lower := strings.ToLower(pattern)
 		var exact []*llm.Model
-		for _, m := range all {
+		for _, m := range loose {
 			if strings.ToLower(m.ID) == lower || strings.ToLower(m.Provider+"/"+m.ID) == lower {
 				exact = append(exact, m)
 			}
@@ -105,7 +109,7 @@ func (r *Registry) ResolveModel(pattern, provider string, cliThinking llm.Thinki
 		}
 	}
 
-	candidates := all
+	candidates := loose
 	if prov != "" {
 		candidates = filterProvider(all, prov)
 	}
@@ -132,7 +136,7 @@ func (r *Registry) ResolveModel(pattern, provider string, cliThinking llm.Thinki
 				return Resolution{Model: m}, nil
 			}
 		}
-		if m, lvl, ok := parsePattern(pattern, all, false); ok {
+		if m, lvl, ok := parsePattern(pattern, loose, false); ok {
 			return Resolution{Model: m, Thinking: lvl}, nil
 		}
 	}
@@ -162,6 +166,34 @@ func (r *Registry) ResolveModel(pattern, provider string, cliThinking llm.Thinki
 		display = prov + "/" + pat
 	}
 	return Resolution{}, notFound(display, pat, candidates)
+}
+
+// accountCatalogs are the providers whose models the original learns from
+// the signed-in account (Antigravity's fetchAvailableModels): relay ships
+// their rows, but until there is a sign-in they take no part in bare-id
+// and fuzzy resolution, where their ids ("claude-sonnet-4-5-thinking",
+// "gemini-3-flash") would shadow the providers people have keys for.
+var accountCatalogs = map[string]bool{"google-antigravity": true}
+
+// withoutUnknownAccounts returns all without the models of account
+// catalogs that have no credentials.
+func (r *Registry) withoutUnknownAccounts(all []*llm.Model) []*llm.Model {
+	skip := map[string]bool{}
+	for p := range accountCatalogs {
+		if !r.HasAuth(p) {
+			skip[p] = true
+		}
+	}
+	if len(skip) == 0 {
+		return all
+	}
+	out := make([]*llm.Model, 0, len(all))
+	for _, m := range all {
+		if !skip[m.Provider] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func filterProvider(all []*llm.Model, provider string) []*llm.Model {

@@ -2,10 +2,12 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
@@ -182,5 +184,37 @@ func BenchmarkLoadAndResolve(b *testing.B) {
 		if _, _, err := r.ResolveAuth(context.Background(), m, ""); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestResolveAccountCatalogs: Antigravity's models (which the original
+// learns from the signed-in account) take no part in bare and fuzzy
+// patterns until there is a sign-in; provider/id finds them always.
+func TestResolveAccountCatalogs(t *testing.T) {
+	r, _ := registryFor(t, "", map[string]string{"ANTHROPIC_API_KEY": "k"})
+	for pattern, want := range map[string]string{
+		"sonnet-4-5":                        "anthropic/claude-sonnet-4-5",
+		"claude-sonnet-4-5":                 "anthropic/claude-sonnet-4-5",
+		"google-antigravity/gemini-3-flash": "google-antigravity/gemini-3-flash",
+		"google-gemini-cli/gemini-2.5-pro":  "google-gemini-cli/gemini-2.5-pro",
+	} {
+		res, err := r.ResolveModel(pattern, "", "")
+		if err != nil || res.Model.Provider+"/"+res.Model.ID != want {
+			t.Errorf("%s: %v %v, want %s", pattern, res.Model, err, want)
+		}
+	}
+	if res, err := r.ResolveModel("gemini-3-pro-high", "", ""); err == nil {
+		t.Errorf("an Antigravity-only id resolved without a sign-in: %s/%s", res.Model.Provider, res.Model.ID)
+	}
+
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "auth.json"), []byte(fmt.Sprintf(
+		`{"google-antigravity":{"type":"oauth","access":"a","refresh":"r","expires":%d,"projectId":"p"}}`, time.Now().Add(time.Hour).UnixMilli())), 0o600)
+	signed, err := NewRegistry(Options{AuthJSON: filepath.Join(dir, "auth.json"), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := signed.ResolveModel("gemini-3-pro-high", "", ""); err != nil || res.Model.Provider != "google-antigravity" {
+		t.Errorf("signed in: %v %v", res.Model, err)
 	}
 }

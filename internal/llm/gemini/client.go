@@ -50,11 +50,11 @@ func StreamAt(ctx context.Context, req *llm.Request, endpoint string, auth func(
 }
 
 func streamAt(ctx context.Context, req *llm.Request, b *llm.MessageBuilder, endpoint string, auth func(http.Header)) *llm.AssistantMessage {
-	resp, perr := llm.PostSSE(ctx, req, endpoint, buildBody(req), auth)
+	resp, perr := llm.PostSSE(ctx, req, endpoint, buildBody(req, Options{}), auth)
 	if perr != nil {
 		return b.Fail(perr)
 	}
 	defer resp.Body.Close()
 	b.Begin(resp.Body)
-	return readStream(ctx, resp.Body, b)
+	return ReadStream(ctx, resp.Body, b, StreamOptions{})
 }

@@ -40,12 +40,38 @@ func requiresToolCallID(id string) bool {
 	return strings.HasPrefix(id, "claude-") || strings.HasPrefix(id, "gpt-oss-")
 }
 
+// Options adapt the request to a server that takes a GenerateContentRequest
+// inside its own envelope (Cloud Code Assist: internal/llm/cloudcode). The
+// zero value is the Gemini API's own request.
+type Options struct {
+	// ToolParameters sends tool schemas in the legacy OpenAPI "parameters"
+	// field, JSON Schema meta-declarations ($schema, $defs, ...) removed,
+	// instead of parametersJsonSchema: Cloud Code Assist translates that
+	// field into Claude's input_schema.
+	ToolParameters bool
+	// SystemRole is the role given to systemInstruction ("" = none).
+	SystemRole string
+	// FlatBudgets: models that think with a token budget get the request's
+	// budgets (llm.Request.ThinkingBudget: 1024/2048/8192/16384 unless the
+	// settings override them) instead of the Gemini API's family tables.
+	FlatBudgets bool
+}
+
+// RequestBody returns the GenerateContentRequest of req (contents,
+// systemInstruction, tools, generationConfig) shaped by o. Maps marshal
+// with sorted keys.
+func RequestBody(req *llm.Request, o Options) map[string]any { return buildBody(req, o) }
+
 // buildBody returns the streamGenerateContent request body for req.
-func buildBody(req *llm.Request) body {
+func buildBody(req *llm.Request, o Options) body {
 	m := req.Model
 	b := body{"contents": convertContents(req)}
 	if req.SystemPrompt != "" {
-		b["systemInstruction"] = body{"parts": []any{body{"text": req.SystemPrompt}}}
+		si := body{"parts": []any{body{"text": req.SystemPrompt}}}
+		if o.SystemRole != "" {
+			si["role"] = o.SystemRole
+		}
+		b["systemInstruction"] = si
 	}
 	if len(req.Tools) > 0 {
 		decls := make([]any, 0, len(req.Tools))
@@ -53,6 +79,10 @@ func buildBody(req *llm.Request) body {
 			var params any = t.Parameters
 			if len(t.Parameters) == 0 {
 				params = body{"type": "object", "properties": body{}}
+			}
+			if o.ToolParameters {
+				decls = append(decls, body{"name": t.Name, "description": t.Description, "parameters": openAPISchema(params)})
+				continue
 			}
 			decls = append(decls, body{"name": t.Name, "description": t.Description, "parametersJsonSchema": params})
 		}
@@ -63,17 +93,57 @@ func buildBody(req *llm.Request) body {
 		gen["temperature"] = *req.Temperature
 	}
 	if m.Reasoning {
-		gen["thinkingConfig"] = thinkingConfig(req)
+		gen["thinkingConfig"] = thinkingConfig(req, o.FlatBudgets)
 	}
 	b["generationConfig"] = gen
 	return b
 }
 
+// schemaMeta are the JSON Schema declarations the OpenAPI "parameters"
+// field does not accept.
+var schemaMeta = map[string]bool{"$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true,
+	"$vocabulary": true, "$comment": true, "$defs": true, "definitions": true}
+
+// openAPISchema returns the tool schema without its meta-declarations, at
+// every depth. A schema that is not valid JSON is sent as it is (the
+// server names the problem better than a guess would).
+func openAPISchema(params any) any {
+	raw, ok := params.(json.RawMessage)
+	if !ok {
+		return params
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	var strip func(any) any
+	strip = func(v any) any {
+		switch t := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, x := range t {
+				if !schemaMeta[k] {
+					out[k] = strip(x)
+				}
+			}
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, x := range t {
+				out[i] = strip(x)
+			}
+			return out
+		}
+		return v
+	}
+	return strip(v)
+}
+
 // thinkingConfig maps the relay level (upstream-spec-core.md §6.5): Gemini 3
-// models take a level, older ones a token budget per model family; off
-// disables thinking (Gemini 3 cannot: it gets its lowest level, and the
-// thoughts stay hidden).
-func thinkingConfig(req *llm.Request) body {
+// models take a level, older ones a token budget (per model family, or the
+// request's flat budgets); off disables thinking (Gemini 3 cannot: it gets
+// its lowest level, and the thoughts stay hidden).
+func thinkingConfig(req *llm.Request, flat bool) body {
 	m := req.Model
 	level := req.EffectiveThinking()
 	if level == llm.ThinkingOff {
@@ -94,7 +164,11 @@ func thinkingConfig(req *llm.Request) body {
 		}
 		return cfg
 	}
-	cfg["thinkingBudget"] = budget(req, level)
+	if flat {
+		cfg["thinkingBudget"] = req.ThinkingBudget(level)
+	} else {
+		cfg["thinkingBudget"] = budget(req, level)
+	}
 	return cfg
 }
 

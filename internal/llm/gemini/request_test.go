@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -59,7 +60,7 @@ func TestRequestBodies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tc.req
 			req.Messages = conversation(req.Model)
-			llmtest.GoldenJSON(t, *update, tc.name, buildBody(&req))
+			llmtest.GoldenJSON(t, *update, tc.name, buildBody(&req, Options{}))
 		})
 	}
 }
@@ -83,14 +84,51 @@ func TestThinkingConfig(t *testing.T) {
 	}
 	for _, tc := range cases {
 		req := &llm.Request{Model: &llm.Model{ID: tc.id, Reasoning: true}, ThinkingLevel: tc.level}
-		got, _ := llm.Marshal(thinkingConfig(req))
+		got, _ := llm.Marshal(thinkingConfig(req, false))
 		if string(got) != tc.want {
 			t.Errorf("%s/%s = %s, want %s", tc.id, tc.level, got, tc.want)
 		}
 	}
 	req := &llm.Request{Model: &llm.Model{ID: "gemini-2.5-pro", Reasoning: true}, ThinkingLevel: llm.ThinkingLow,
 		ThinkingBudgets: map[llm.ThinkingLevel]int{llm.ThinkingLow: 999}}
-	if got, _ := llm.Marshal(thinkingConfig(req)); string(got) != `{"includeThoughts":true,"thinkingBudget":999}` {
+	if got, _ := llm.Marshal(thinkingConfig(req, false)); string(got) != `{"includeThoughts":true,"thinkingBudget":999}` {
 		t.Errorf("override: %s", got)
+	}
+}
+
+func TestOpenAPISchema(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"$schema":"x","type":"object","properties":{"a":{"anyOf":[{"$id":"i","type":"string"},{"$ref":"#/$defs/b"}]}},"$defs":{"b":{}},"definitions":{}}`,
+			`{"properties":{"a":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/b"}]}},"type":"object"}`},
+		{`not json`, `not json`},
+	} {
+		got := openAPISchema(json.RawMessage(tc.in))
+		b, ok := got.(json.RawMessage)
+		if !ok {
+			b, _ = llm.Marshal(got)
+		}
+		if string(b) != tc.want {
+			t.Errorf("%s\n got %s\nwant %s", tc.in, b, tc.want)
+		}
+	}
+}
+
+// TestRequestOptions: the Cloud Code Assist shaping of the same request.
+func TestRequestOptions(t *testing.T) {
+	req := &llm.Request{Model: &llm.Model{ID: "gemini-2.5-pro", Reasoning: true}, SystemPrompt: "sys", ThinkingLevel: llm.ThinkingMinimal,
+		Tools: []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(`{"$schema":"s","type":"object"}`)}}}
+	got, _ := llm.Marshal(RequestBody(req, Options{ToolParameters: true, SystemRole: "user", FlatBudgets: true}))
+	for _, want := range []string{`"systemInstruction":{"parts":[{"text":"sys"}],"role":"user"}`, `"parameters":{"type":"object"}`,
+		`"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}`} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("body lacks %s: %s", want, got)
+		}
+	}
+	plain, _ := llm.Marshal(RequestBody(req, Options{}))
+	for _, want := range []string{`"systemInstruction":{"parts":[{"text":"sys"}]}`, `"parametersJsonSchema":{"$schema":"s","type":"object"}`,
+		`"thinkingBudget":128`} {
+		if !strings.Contains(string(plain), want) {
+			t.Errorf("plain body lacks %s: %s", want, plain)
+		}
 	}
 }

@@ -23,11 +23,44 @@ type chunk struct {
 	PromptFeedback *struct {
 		BlockReason string `json:"blockReason"`
 	} `json:"promptFeedback"`
-	Error *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Status  string `json:"status"`
-	} `json:"error"`
+	Error *apiError `json:"error"`
+}
+
+// apiError is Google's error object, inside a 200 stream.
+type apiError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Status  string `json:"status"`
+}
+
+func (e *apiError) providerError() *llm.ProviderError {
+	typ := e.Status
+	if typ == "" && e.Code != 0 {
+		typ = strconv.Itoa(e.Code)
+	}
+	return llm.StreamError(typ, e.Message)
+}
+
+// envelope is one event of a Cloud Code Assist stream: the chunk wrapped
+// in "response" (with a traceId), or an error.
+type envelope struct {
+	Response json.RawMessage `json:"response"`
+	Error    *apiError       `json:"error"`
+}
+
+// StreamOptions adapt the stream reading to servers that wrap the Gemini
+// stream (Cloud Code Assist). The zero value reads the Gemini API.
+type StreamOptions struct {
+	// Envelope: each event is {"response": chunk}; an {"error": ...}
+	// event fails the stream and "[DONE]" ends it.
+	Envelope bool
+	// OtherEndsToolCalls: finishReason OTHER after a function call is a
+	// normal tool-use stop (Cloud Code's Claude backend ends those turns
+	// so).
+	OtherEndsToolCalls bool
+	// EmptyError, when set, fails a stream that finished without any
+	// content with this message, as a retryable server error.
+	EmptyError string
 }
 
 type candidate struct {
@@ -61,6 +94,7 @@ var callCounter atomic.Int64
 
 type streamState struct {
 	b        *llm.MessageBuilder
+	opts     StreamOptions
 	cur      int  // open text or thinking block, -1 when none
 	thinking bool // cur is a thinking block
 	finished bool
@@ -69,8 +103,11 @@ type streamState struct {
 	hasUsage bool
 }
 
-func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm.AssistantMessage {
-	st := &streamState{b: b, cur: -1}
+// ReadStream reads a streamGenerateContent?alt=sse answer from body into
+// b (which the caller began on body) and finishes the message. o adapts
+// it to servers that wrap the Gemini stream.
+func ReadStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder, o StreamOptions) *llm.AssistantMessage {
+	st := &streamState{b: b, opts: o, cur: -1}
 	var fail *llm.ProviderError
 	var fast fastDecoder
 	var ch chunk
@@ -78,6 +115,25 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
 			return true
+		}
+		if o.Envelope {
+			if string(data) == "[DONE]" {
+				return false
+			}
+			var env envelope
+			if err := json.Unmarshal(data, &env); err != nil {
+				fail = llm.MalformedError("Cloud Code Assist event", err, string(data))
+				return false
+			}
+			if env.Error != nil {
+				fail = env.Error.providerError()
+				return false
+			}
+			if len(env.Response) == 0 || string(env.Response) == "null" {
+				fail = llm.MalformedError("Cloud Code Assist event", errors.New("no response"), string(data))
+				return false
+			}
+			data = env.Response
 		}
 		if !fastPath || !fast.decode(data, &ch) {
 			ch = chunk{}
@@ -87,11 +143,7 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm
 			}
 		}
 		if ch.Error != nil {
-			typ := ch.Error.Status
-			if typ == "" && ch.Error.Code != 0 {
-				typ = strconv.Itoa(ch.Error.Code)
-			}
-			fail = llm.StreamError(typ, ch.Error.Message)
+			fail = ch.Error.providerError()
 			return false
 		}
 		st.apply(&ch)
@@ -108,6 +160,9 @@ func readStream(ctx context.Context, body io.Reader, b *llm.MessageBuilder) *llm
 	}
 	if !st.finished {
 		return b.FailWith(ctx, io.EOF)
+	}
+	if o.EmptyError != "" && !b.HasContent() && b.Message().StopReason != llm.StopError {
+		return b.Fail(&llm.ProviderError{Kind: llm.ErrServer, Message: o.EmptyError})
 	}
 	return b.Finish()
 }
@@ -169,6 +224,12 @@ func (st *streamState) apply(ch *chunk) {
 			}
 		case "MAX_TOKENS":
 			reason = llm.StopLength
+		case "OTHER":
+			if st.opts.OtherEndsToolCalls && len(b.Message().ToolCalls()) > 0 {
+				reason = llm.StopToolUse
+				break
+			}
+			fallthrough
 		default:
 			msg := "Provider finishReason: " + cand.FinishReason
 			if cand.FinishMessage != "" {

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/relay-agent/relay/internal/auth"
+	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/llm/llmtest"
+	"github.com/relay-agent/relay/internal/models"
+)
+
+// TestGeminiCLISubscriptionKeepsWorkingPastExpiry runs relay -p on a
+// google-gemini-cli model whose stored token is about to expire, with a
+// tool call in between: every request finds the token near expiry (the
+// fake Google token server hands out short-lived ones), renews it, and
+// goes to the Cloud Code Assist origin of the sign-in with the new token
+// and the account's project in the envelope.
+func TestGeminiCLISubscriptionKeepsWorkingPastExpiry(t *testing.T) {
+	srv, agent := fakeProviderEnv(t,
+		llmtest.Response{ToolCalls: []llmtest.Block{{Type: "toolCall", Name: "read", Args: json.RawMessage(`{"path":"note.txt"}`)}}},
+		llmtest.Response{Text: "the note says hi"})
+	os.WriteFile("note.txt", []byte("hi from the note"), 0o644)
+	var refreshes atomic.Int32
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		f, _ := url.ParseQuery(string(body))
+		if f.Get("grant_type") != "refresh_token" || f.Get("refresh_token") != "1//rt" || f.Get("client_id") == "" {
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":"invalid_grant"}`)
+			return
+		}
+		n := refreshes.Add(1)
+		// Google does not rotate the refresh token; 301 s leaves less than
+		// the renewal margin once the minute the original keeps is taken.
+		fmt.Fprintf(w, `{"access_token":"ya29.tok-%d","expires_in":301,"token_type":"Bearer"}`, n)
+	}))
+	defer tokens.Close()
+	old := newSignIns
+	newSignIns = func(env config.Env, _ *models.Registry) *auth.Set {
+		return auth.New(auth.Config{Getenv: env.Get, GeminiCLI: auth.GeminiCLIEndpoints{Token: tokens.URL}})
+	}
+	defer func() { newSignIns = old }()
+	os.WriteFile(filepath.Join(agent, "auth.json"), []byte(fmt.Sprintf(
+		`{"google-gemini-cli":{"type":"oauth","access":"ya29.old","refresh":"1//rt","expires":%d,"projectId":"proj-42","baseUrl":%q}}`,
+		time.Now().Add(time.Minute).UnixMilli(), srv.URL)), 0o600)
+
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"-p", "--model", "google-gemini-cli/gemini-2.5-pro", "what does note.txt say?"}, strings.NewReader(""), &out, &errb)
+	if code != 0 || strings.TrimSpace(out.String()) != "the note says hi" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out.String(), errb.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || refreshes.Load() != 2 {
+		t.Fatalf("%d requests, %d refreshes", len(reqs), refreshes.Load())
+	}
+	for i, rq := range reqs {
+		if rq.Path != "/v1internal:streamGenerateContent" || rq.Header.Get("Authorization") != fmt.Sprintf("Bearer ya29.tok-%d", i+1) ||
+			rq.Header.Get("X-Goog-User-Project") != "" || rq.Body["project"] != "proj-42" || rq.Body["model"] != "gemini-2.5-pro" {
+			t.Fatalf("request %d: %s %v %v", i, rq.Path, rq.Header, rq.Body["project"])
+		}
+	}
+	if second := string(reqs[1].Raw); !strings.Contains(second, `"functionResponse"`) || !strings.Contains(second, "hi from the note") {
+		t.Errorf("second request lacks the tool result: %.500s", second)
+	}
+	data, _ := os.ReadFile(filepath.Join(agent, "auth.json"))
+	for _, want := range []string{`"access":"ya29.tok-2"`, `"refresh":"1//rt"`, `"projectId":"proj-42"`, `"baseUrl":"` + srv.URL + `"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("auth.json lacks %s: %s", want, data)
+		}
+	}
+}
+
+// TestAntigravitySignInWithoutProject: a stored Antigravity sign-in that
+// names no project stops before any request, saying how to fix it.
+func TestAntigravitySignInWithoutProject(t *testing.T) {
+	srv, agent := fakeProviderEnv(t, llmtest.Response{Text: "never"})
+	os.WriteFile(filepath.Join(agent, "auth.json"), []byte(fmt.Sprintf(
+		`{"google-antigravity":{"type":"oauth","access":"ya29.a","refresh":"1//r","expires":%d,"baseUrl":%q}}`,
+		time.Now().Add(time.Hour).UnixMilli(), srv.URL)), 0o600)
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"-p", "--model", "google-antigravity/gemini-3-flash", "hi"}, strings.NewReader(""), &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "/login google-antigravity") || len(srv.Requests()) != 0 {
+		t.Fatalf("exit %d stdout %q stderr %s, %d requests", code, out.String(), errb.String(), len(srv.Requests()))
+	}
+}
