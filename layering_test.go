@@ -79,6 +79,7 @@ var layers = map[string]int{
 	"internal/config":                  0,
 	"internal/fsx":                     0,
 	"internal/shell":                   0,
+	"internal/browser":                 0, // opens sign-in pages ($BROWSER, open, xdg-open)
 	"internal/textdiff":                0,
 	"internal/fuzzy":                   0,
 	"internal/deps":                    0,
@@ -134,6 +135,7 @@ var external = []struct {
 		"internal/mcp",          // stdio MCP servers
 		"internal/ext",          // the Node extension host, npm and git for packages
 		"internal/packages",     // npm and git for relay install/remove/update
+		"internal/browser",      // the browser opened for sign-in pages
 		"cmd/", "bench/",
 	}, "processes start only in the shell, the tools and the named runners"},
 }

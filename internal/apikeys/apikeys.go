@@ -60,6 +60,10 @@ type Options struct {
 	// Notify tells the person how a sign-in finishing in the background
 	// went (the hook set's notices).
 	Notify func(source, text string)
+	// OpenURL opens a sign-in page in the browser without waiting for it
+	// (nil = never: no terminal, the browser elsewhere, tests). The page
+	// is printed either way.
+	OpenURL func(page string) error
 }
 
 // Keys is the registered command pair.

@@ -96,6 +96,13 @@ func (r *Keys) signIn(ctx context.Context, p *auth.Provider, arg string) (text s
 	if f.AcceptsInput {
 		fmt.Fprintf(&b, "\nTo paste the code or redirect URL: /login %s <code>", p.ID)
 	}
+	if r.o.OpenURL != nil && f.URL != "" {
+		if err := r.o.OpenURL(f.URL); err != nil {
+			fmt.Fprintf(&b, "\n(No browser opened: %v. Open the page above.)", err)
+		} else {
+			b.WriteString("\nThe page was opened in your browser.")
+		}
+	}
 	return b.String(), true, nil
 }
 

@@ -3,6 +3,7 @@ package apikeys
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -116,5 +117,50 @@ func TestLoginSubscription(t *testing.T) {
 		if !strings.Contains(list, "/login "+id) {
 			t.Fatalf("list %q", list)
 		}
+	}
+}
+
+// TestLoginOpensTheBrowser: a sign-in started where a browser can be
+// reached opens its page, and prints it too; when opening fails the
+// answer says so and the page is still there to copy.
+func TestLoginOpensTheBrowser(t *testing.T) {
+	e := newEnv(t)
+	var opened []string
+	fail := error(nil)
+	o := e.k.o
+	o.SignIn = auth.New(auth.Config{GeminiCLI: auth.GeminiCLIEndpoints{CallbackPort: -1}})
+	o.OpenURL = func(page string) error { opened = append(opened, page); return fail }
+	k := &Keys{rt: e.rt, o: o}
+	p := o.SignIn.Get("google-gemini-cli")
+	out, handled, err := k.signIn(context.Background(), p, "")
+	if err != nil || !handled {
+		t.Fatal(handled, err)
+	}
+	k.flows.mu.Lock()
+	f := k.flows.pending["google-gemini-cli"]
+	k.flows.mu.Unlock()
+	defer f.Cancel()
+	if len(opened) != 1 || opened[0] != f.URL || !strings.Contains(out, f.URL) || !strings.Contains(out, "opened in your browser") {
+		t.Fatalf("opened %q, answer %q", opened, out)
+	}
+	fail = errors.New(`xdg-open: executable file not found in $PATH`)
+	out, _, _ = k.signIn(context.Background(), p, "")
+	k.flows.mu.Lock()
+	f2 := k.flows.pending["google-gemini-cli"]
+	k.flows.mu.Unlock()
+	defer f2.Cancel()
+	if len(opened) != 2 || !strings.Contains(out, f2.URL) || !strings.Contains(out, "No browser opened: xdg-open: executable file not found") {
+		t.Fatalf("answer %q", out)
+	}
+	// Without an opener (print, JSON, RPC modes, remote sessions) the page
+	// is only printed.
+	k.o.OpenURL = nil
+	out, _, _ = k.signIn(context.Background(), p, "")
+	k.flows.mu.Lock()
+	f3 := k.flows.pending["google-gemini-cli"]
+	k.flows.mu.Unlock()
+	defer f3.Cancel()
+	if len(opened) != 2 || !strings.Contains(out, f3.URL) || strings.Contains(out, "browser") && strings.Contains(out, "opened") {
+		t.Fatalf("answer %q", out)
 	}
 }

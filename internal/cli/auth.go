@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/auth"
+	"github.com/relay-agent/relay/internal/browser"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/models"
@@ -145,6 +146,21 @@ func providerModelIDs(reg *models.Registry, provider string) []string {
 func noBrowser(env config.Env) bool {
 	t := env.Terminal
 	return t.SSH || (runtime.GOOS == "linux" && !t.X11 && !t.Wayland && !t.WSL)
+}
+
+// openPage opens a sign-in page ($BROWSER, else the desktop's opener);
+// tests replace it.
+var openPage = browser.Open
+
+// browser is how /login opens its pages: only in the terminal UI (a
+// person at this machine's terminal) with a browser to reach; print,
+// JSON and RPC modes and remote sessions only print them.
+func (l *launch) browser() func(page string) error {
+	if l.mode != modeTUI || !isTTY(l.stdin) || noBrowser(l.env) {
+		return nil
+	}
+	b := l.env.Terminal.Browser
+	return func(page string) error { return openPage(b, page) }
 }
 
 // runAuth implements `relay auth`. Exit codes: check 0 ready, 1 not

@@ -96,3 +96,28 @@ func TestAntigravitySignInWithoutProject(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %s, %d requests", code, out.String(), errb.String(), len(srv.Requests()))
 	}
 }
+
+// TestSignInBrowserOnlyInTheTerminalUI: /login opens pages only for a
+// person at this machine's terminal UI; the other modes, a non-terminal
+// stdin and SSH sessions get the page printed only.
+func TestSignInBrowserOnlyInTheTerminalUI(t *testing.T) {
+	desktop := config.EnvFromMap(map[string]string{"DISPLAY": ":0"})
+	ssh := config.EnvFromMap(map[string]string{"DISPLAY": ":0", "SSH_CONNECTION": "1 2 3 4"})
+	for _, tt := range []struct {
+		name  string
+		mode  mode
+		stdin io.Reader
+		env   config.Env
+	}{
+		{"print mode", modePrint, strings.NewReader(""), desktop},
+		{"json mode", modeJSON, strings.NewReader(""), desktop},
+		{"rpc mode", modeRPC, strings.NewReader(""), desktop},
+		{"tui without a terminal", modeTUI, strings.NewReader(""), desktop},
+		{"tui over ssh", modeTUI, strings.NewReader(""), ssh},
+	} {
+		l := &launch{mode: tt.mode, stdin: tt.stdin, env: tt.env}
+		if l.browser() != nil {
+			t.Errorf("%s: a browser would open", tt.name)
+		}
+	}
+}

@@ -364,7 +364,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	// The credentials go through the registry itself (not the laya/auto
 	// wrapper), so its cached auth.json sees them at once.
 	if err := apikeys.Register(rt, cmds, apikeys.Options{AgentDir: l.agentDir, Env: l.env, Models: l.src,
-		SignIn: l.signIns, NoBrowser: noBrowser(l.env), Notify: seam.Notify}); err != nil {
+		SignIn: l.signIns, NoBrowser: noBrowser(l.env), Notify: seam.Notify, OpenURL: l.browser()}); err != nil {
 		return err
 	}
 	bo := bugreport.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env, Version: Version}

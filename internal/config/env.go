@@ -101,6 +101,7 @@ type Terminal struct {
 	ColorTerm      string // COLORTERM
 	Term           string // TERM
 	Editor         string // VISUAL, else EDITOR
+	Browser        string // BROWSER (the sign-in pages' browser)
 	Shell          string // SHELL
 	Tmux           bool   // TMUX set
 	SSH            bool   // SSH_CONNECTION, SSH_CLIENT or SSH_TTY set
@@ -155,6 +156,7 @@ func EnvFromMap(m map[string]string) Env {
 		t.Editor = m["EDITOR"]
 	}
 	t.Shell = m["SHELL"]
+	t.Browser = m["BROWSER"]
 	t.Tmux = set("TMUX")
 	t.SSH = set("SSH_CONNECTION") || set("SSH_CLIENT") || set("SSH_TTY")
 	t.WSL = set("WSL_DISTRO_NAME") || set("WSL_INTEROP")
