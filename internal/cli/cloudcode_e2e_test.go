@@ -121,3 +121,65 @@ func TestSignInBrowserOnlyInTheTerminalUI(t *testing.T) {
 		}
 	}
 }
+
+// TestSignInRefusedTokenIsRenewedOnce: Cloud Code Assist refuses a token
+// the stored expiry still calls valid (revoked early, a skewed clock):
+// relay renews it once and sends again, the person sees only the answer.
+// When the renewal is refused too, the error says to sign in again and
+// auth.json is kept.
+func TestSignInRefusedTokenIsRenewedOnce(t *testing.T) {
+	unauthenticated := `{"error":{"code":401,"message":"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.","status":"UNAUTHENTICATED"}}`
+	for _, tc := range []struct {
+		name        string
+		grant       bool
+		wantOut     string
+		wantErr     string
+		wantModelRq int
+	}{
+		{"renewed", true, "after renewal", "", 2},
+		{"renewal refused", false, "", "sign in again: run /login google-gemini-cli", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, agent := fakeProviderEnv(t,
+				llmtest.Response{Fault: &llmtest.Fault{Status: 401, Body: unauthenticated}},
+				llmtest.Response{Text: "after renewal"})
+			var refreshes atomic.Int32
+			tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				refreshes.Add(1)
+				if !tc.grant {
+					w.WriteHeader(400)
+					io.WriteString(w, `{"error":"invalid_grant","error_description":"Token has been expired or revoked."}`)
+					return
+				}
+				io.WriteString(w, `{"access_token":"ya29.renewed","expires_in":3599,"token_type":"Bearer"}`)
+			}))
+			defer tokens.Close()
+			old := newSignIns
+			newSignIns = func(env config.Env, _ *models.Registry) *auth.Set {
+				return auth.New(auth.Config{Getenv: env.Get, GeminiCLI: auth.GeminiCLIEndpoints{Token: tokens.URL}})
+			}
+			defer func() { newSignIns = old }()
+			before := fmt.Sprintf(`{"google-gemini-cli":{"type":"oauth","access":"ya29.revoked","refresh":"1//rt","expires":%d,"projectId":"proj-1","baseUrl":%q}}`,
+				time.Now().Add(time.Hour).UnixMilli(), srv.URL)
+			os.WriteFile(filepath.Join(agent, "auth.json"), []byte(before), 0o600)
+
+			var out, errb bytes.Buffer
+			code := Main(context.Background(), []string{"-p", "--model", "google-gemini-cli/gemini-2.5-flash", "hi"}, strings.NewReader(""), &out, &errb)
+			if strings.TrimSpace(out.String()) != tc.wantOut || (tc.wantErr == "") != (code == 0) || !strings.Contains(errb.String(), tc.wantErr) {
+				t.Fatalf("exit %d stdout %q stderr %s", code, out.String(), errb.String())
+			}
+			reqs := srv.Requests()
+			if len(reqs) != tc.wantModelRq || refreshes.Load() != 1 || reqs[0].Header.Get("Authorization") != "Bearer ya29.revoked" {
+				t.Fatalf("%d model requests, %d refreshes", len(reqs), refreshes.Load())
+			}
+			after, _ := os.ReadFile(filepath.Join(agent, "auth.json"))
+			if tc.grant {
+				if reqs[1].Header.Get("Authorization") != "Bearer ya29.renewed" || !strings.Contains(string(after), `"access":"ya29.renewed"`) {
+					t.Fatalf("second request %v, auth.json %s", reqs[1].Header, after)
+				}
+			} else if string(after) != before {
+				t.Fatalf("auth.json changed: %s", after)
+			}
+		})
+	}
+}

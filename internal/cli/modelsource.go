@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"sync"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/anthropic"
@@ -100,17 +103,81 @@ type accountClient struct {
 	reg *models.Registry
 }
 
+// renewAll is the validity asked of a token to renew it whatever its
+// stored expiry says.
+const renewAll = 100 * 365 * 24 * time.Hour
+
+// Stream sends req to the account's endpoint. A 401 to the stored
+// sign-in's token before anything streamed (revoked early, a clock off by
+// more than the renewal margin) renews the token once and sends again,
+// invisibly; a renewal that fails says to sign in again.
 func (a accountClient) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
-	if req.Model != nil {
-		if base := a.reg.OAuthBaseURL(req.Model.Provider); base != "" && base != req.Model.BaseURL {
-			m := *req.Model
-			m.BaseURL = base
-			r := *req
-			r.Model = &m
-			req = &r
+	if req.Model == nil {
+		return a.Client.Stream(ctx, req, emit)
+	}
+	provider := req.Model.Provider
+	signedIn := false
+	if st := a.reg.Auth(); st != nil && req.APIKey != "" {
+		c, err := st.Get(provider)
+		signedIn = err == nil && c != nil && c.Type == "oauth" && c.Access == req.APIKey
+	}
+	if !signedIn {
+		return a.Client.Stream(ctx, a.atAccount(req), emit)
+	}
+	// The start event of the first attempt waits until it is known that
+	// the attempt is not refused.
+	var held []llm.AssistantEvent
+	passing, refused := false, false
+	first := func(e llm.AssistantEvent) {
+		switch {
+		case passing:
+			emit(e)
+		case e.Type == llm.EventStart:
+			held = append(held, e)
+		case e.Type == llm.EventError && e.Message != nil && e.Message.Err != nil && e.Message.Err.Status == http.StatusUnauthorized:
+			refused = true
+		default:
+			passing = true
+			for _, h := range held {
+				emit(h)
+			}
+			emit(e)
 		}
 	}
-	return a.Client.Stream(ctx, req, emit)
+	msg := a.Client.Stream(ctx, a.atAccount(req), first)
+	if !refused {
+		return msg
+	}
+	use, err := a.reg.OAuthUse(ctx, provider, renewAll)
+	if err == nil && use.APIKey == req.APIKey {
+		err = &models.SignInError{Provider: provider, Err: errors.New("the server refused the token and it could not be renewed")}
+	}
+	if err != nil {
+		return llm.NewMessageBuilder(req.Model, emit).Fail(&llm.ProviderError{Kind: llm.ErrAuth, Status: http.StatusUnauthorized,
+			Message: fmt.Sprintf("%s (after %s)", err.Error(), msg.ErrorMessage)})
+	}
+	r := *req
+	r.APIKey = use.APIKey
+	r.Headers = make(map[string]string, len(req.Headers)+len(use.Headers))
+	for k, v := range req.Headers {
+		r.Headers[k] = v
+	}
+	for k, v := range use.Headers {
+		r.Headers[k] = v
+	}
+	return a.Client.Stream(ctx, a.atAccount(&r), emit)
+}
+
+// atAccount points req at the endpoint the stored sign-in names.
+func (a accountClient) atAccount(req *llm.Request) *llm.Request {
+	if base := a.reg.OAuthBaseURL(req.Model.Provider); base != "" && base != req.Model.BaseURL {
+		m := *req.Model
+		m.BaseURL = base
+		r := *req
+		r.Model = &m
+		return &r
+	}
+	return req
 }
 
 func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[string]string, error) {
