@@ -153,6 +153,14 @@ func (m *Model) command(name, args string) (tea.Cmd, bool) {
 			return reloadMsg{r, err}
 		}, true
 	}
+	if c, ok := m.cmds.Get(name); ok && c.Source == commands.Extension && c.Run != nil {
+		// An extension's command runs off the loop: it may wait for the
+		// person (dialogs, custom components) or the agent.
+		return m.call(func() resultMsg {
+			out, err := c.Run(ctx, args)
+			return resultMsg{notice: out.Text, err: err}
+		}), true
+	}
 	if m.opts.OnCommand != nil && m.knownCommand(name) {
 		run := m.opts.OnCommand
 		return m.call(func() resultMsg {

@@ -308,3 +308,39 @@ func TestExtensionShortcut(t *testing.T) {
 		return strings.Contains(fr, "ctrl+shift+y") && strings.Contains(fr, "yank the plan")
 	})
 }
+
+// An extension's command typed in the editor runs (off the loop, with its
+// arguments) instead of being sent to the model.
+func TestExtensionCommandRuns(t *testing.T) {
+	f := tuitest.NewFake()
+	o := opts()
+	o.Fullscreen = true
+	o.Registry = commands.New()
+	got := make(chan string, 1)
+	release := make(chan struct{})
+	if err := o.Registry.Register(commands.Command{Name: "deploy", Description: "deploy it", Source: commands.Extension,
+		Run: func(_ context.Context, args string) (commands.Output, error) {
+			got <- args
+			<-release // waits for the person, say: the UI stays live
+			return commands.Output{}, nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	d := start(t, f, o, 80, 30)
+	d.Type("/deploy prod now")
+	d.Press("enter")
+	select {
+	case args := <-got:
+		if args != "prod now" {
+			t.Errorf("args %q", args)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the command did not run")
+	}
+	d.Type("still typing")
+	eventually(t, d, "editor live while the command runs", contains("still typing"))
+	close(release)
+	if hasCall(f, "Prompt") {
+		t.Errorf("the command went to the model: %v", f.CallLog())
+	}
+}
