@@ -687,7 +687,12 @@ const methods = {
 		return Array.isArray(lines) ? lines.map(String) : [];
 	},
 	input(p) {
-		components.get(p.id)?.handleInput?.(p.data);
+		const c = components.get(p.id);
+		if (!c) return null;
+		c.handleInput?.(p.data);
+		// As the TUI library does: a key may change what the component
+		// shows, whether or not it asks for a render itself.
+		notify("component_render", { id: p.id });
 		return null;
 	},
 	focus(p) {
