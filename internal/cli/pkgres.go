@@ -34,12 +34,7 @@ type runResources struct {
 // ones unless offline) with the settings configure loaded, so an
 // untrusted project's packages and .relay directories are absent.
 func (l *launch) resolveResources(ctx context.Context) {
-	m := &packages.Manager{Cwd: l.cwd, AgentDir: l.agentDir, NpmCommand: l.st.NpmCommand, Offline: l.env.Offline,
-		ProjectTrusted: l.trusted, Progress: l.stderr}
-	r := &runResources{resolved: m.Resolve(ctx, l.st, packages.ResolveOptions{Builtins: builtinExtensions, InstallMissing: true})}
-	if len(l.a.Extensions) > 0 {
-		r.once = m.ResolveSources(ctx, l.a.Extensions)
-	}
+	r := l.resolvePackages(ctx, l.st, l.trusted)
 	for _, res := range []*packages.Resolved{r.resolved, r.once} {
 		if res == nil {
 			continue
@@ -68,6 +63,19 @@ func (l *launch) resolveResources(ctx context.Context) {
 	}
 	l.res = r
 	l.applyBuiltins()
+}
+
+// resolvePackages resolves the packages and resource settings of st and
+// the -e values (installing missing npm and git packages unless offline);
+// nothing is reported here.
+func (l *launch) resolvePackages(ctx context.Context, st *settings.Settings, trusted bool) *runResources {
+	m := &packages.Manager{Cwd: l.cwd, AgentDir: l.agentDir, NpmCommand: st.NpmCommand, Offline: l.env.Offline,
+		ProjectTrusted: trusted, Progress: l.stderr}
+	r := &runResources{resolved: m.Resolve(ctx, st, packages.ResolveOptions{Builtins: builtinExtensions, InstallMissing: true})}
+	if len(l.a.Extensions) > 0 {
+		r.once = m.ResolveSources(ctx, l.a.Extensions)
+	}
+	return r
 }
 
 // applyBuiltins records in the run's settings which built-in extensions

@@ -23,8 +23,24 @@ import (
 func (l *launch) decideTrust(ctx context.Context) bool {
 	userSettings, _ := settings.Load(settings.LoadOptions{AgentDir: l.agentDir})
 	store := settings.NewTrustStore(l.agentDir)
+	interactive := l.mode == modeTUI && isTTY(l.stdin)
 	hook := func() (bool, bool) {
+		// Only now (a decision is needed) do the user and command-line
+		// extensions load ahead of the rest.
+		l.preloadExtensions(ctx, userSettings)
+		if !l.seam.ProjectTrust.Has() {
+			return false, false
+		}
+		if interactive && l.seam.UI() == nil {
+			// The TUI is not up yet: its handlers ask on the terminal.
+			defer l.seam.BindUI(&lineUI{in: l.stdin, out: l.stdout})()
+		}
+		// The runtime that turns failures into extension_error events
+		// does not exist yet: a failing handler is a warning.
+		prev := l.seam.OnError
+		l.seam.OnError = func(e *hooks.HandlerError) { fmt.Fprintln(l.stderr, "Warning:", e) }
 		v := l.seam.RunTrust(ctx, hooks.Trust{Cwd: l.cwd})
+		l.seam.OnError = prev
 		if v.Trusted == hooks.TrustUndecided {
 			return false, false
 		}
@@ -37,7 +53,7 @@ func (l *launch) decideTrust(ctx context.Context) bool {
 		return yes, true
 	}
 	d := settings.DecideTrust(settings.TrustInput{Cwd: l.cwd, Flag: l.a.Approve, Hook: hook, Store: store,
-		Default: userSettings.DefaultProjectTrust, Interactive: l.mode == modeTUI && isTTY(l.stdin)})
+		Default: userSettings.DefaultProjectTrust, Interactive: interactive})
 	if d.StoreErr != nil {
 		fmt.Fprintln(l.stderr, "Warning:", d.StoreErr)
 	}

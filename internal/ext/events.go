@@ -295,6 +295,8 @@ func (m *Manager) onEvent(src string, id int64, event string) error {
 			_, err := m.call(ctx, id, map[string]any{"level": e.Level, "previousLevel": e.Previous})
 			return hooks.None{}, err
 		})
+	case "project_trust":
+		m.onTrust(src, id)
 	case "resources_discover":
 		on(m, &s.ResourcesDiscover, id, src, func(ctx context.Context, e *hooks.ResourcesDiscover) (hooks.ResourcesResult, error) {
 			rep, err := m.call(ctx, id, map[string]any{"cwd": e.Cwd, "reason": e.Reason})

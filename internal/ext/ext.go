@@ -184,9 +184,13 @@ func Start(ctx context.Context, opts Options) *Manager {
 		async: map[string][]asyncHandler{}, updates: map[int64]func(json.RawMessage){},
 		queue: make(chan func(), 4096), stop: make(chan struct{})}
 	go m.work()
+	ready := m.ready // LoadMore replaces m.ready; this load closes its own
 	go func() {
-		defer close(m.ready)
-		m.loadErr = append(missing, m.boot(ctx)...)
+		errs := append(missing, m.boot(ctx)...)
+		m.mu.Lock()
+		m.loadErr = errs
+		m.mu.Unlock()
+		close(ready)
 	}()
 	return m
 }
@@ -198,8 +202,10 @@ func (m *Manager) Wait(ctx context.Context) []error {
 		return nil
 	}
 	select {
-	case <-m.ready:
-		return m.loadErr
+	case <-m.readyCh():
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return append([]error(nil), m.loadErr...)
 	case <-ctx.Done():
 		return []error{ctx.Err()}
 	}
@@ -235,8 +241,11 @@ func (m *Manager) launch(ctx context.Context) []error {
 	m.c = c
 	m.mu.Unlock()
 	go m.watch(c)
+	m.mu.Lock()
+	paths := append([]string(nil), m.opts.Paths...)
+	m.mu.Unlock()
 	params := map[string]any{
-		"extensions": m.opts.Paths, "jitiPath": m.jiti, "cacheDir": m.opts.CacheDir,
+		"extensions": paths, "jitiPath": m.jiti, "cacheDir": m.opts.CacheDir,
 		"state": m.initialState(),
 	}
 	// Loading transpiles TypeScript on first use: minutes on a cold,
@@ -252,20 +261,9 @@ func (m *Manager) launch(ctx context.Context) []error {
 		}
 		return []error{fmt.Errorf("load extensions: %w", err)}
 	}
-	var res struct {
-		Extensions []struct {
-			Path  string     `json:"path"`
-			Error *wireError `json:"error"`
-		} `json:"extensions"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
+	errs, err := initErrors(raw)
+	if err != nil {
 		return []error{fmt.Errorf("load extensions: %w", err)}
-	}
-	var errs []error
-	for _, e := range res.Extensions {
-		if e.Error != nil {
-			errs = append(errs, &LoadError{Path: e.Path, Err: errors.New(oneLine(e.Error.Message))})
-		}
 	}
 	m.mu.Lock()
 	errs = append(errs, m.takeRegErrs()...)
@@ -278,8 +276,11 @@ func (m *Manager) initialState() map[string]any {
 	for k, v := range m.opts.Flags {
 		flags[k] = v
 	}
+	m.mu.Lock()
+	settings := m.opts.Settings
+	m.mu.Unlock()
 	return map[string]any{"cwd": m.opts.Cwd, "mode": m.opts.Mode, "hasUI": m.opts.HasUI, "agentDir": m.opts.AgentDir, "flags": flags,
-		"settings": m.opts.Settings}
+		"settings": settings}
 }
 
 // Attach binds the runtime once it exists: API calls that act on the
@@ -380,7 +381,7 @@ func (m *Manager) Close() {
 	if m == nil {
 		return
 	}
-	<-m.ready
+	<-m.readyCh()
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()

@@ -157,6 +157,8 @@ func slicesDeleteID(hs []asyncHandler, id int64) []asyncHandler {
 
 // extPath names extension i (an index into Options.Paths).
 func (m *Manager) extPath(i any) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if f, ok := i.(float64); ok && int(f) >= 0 && int(f) < len(m.opts.Paths) {
 		return m.opts.Paths[int(f)]
 	}
@@ -274,7 +276,7 @@ func (m *Manager) addShortcut(src string, it regItem) error {
 // first load, reported as extension_error afterwards.
 func (m *Manager) regError(err error) {
 	select {
-	case <-m.ready:
+	case <-m.readyCh():
 		m.report(pathOf(err), "register", err)
 	default:
 		m.mu.Lock()

@@ -586,7 +586,11 @@ async function initInner(p) {
 	state.jitiPath = p.jitiPath;
 	state.cacheDir = p.cacheDir;
 	const results = [];
-	for (const [index, file] of (p.extensions ?? []).entries()) {
+	// A later init (project extensions once the project is trusted) adds
+	// to the extensions already loaded: indexes continue.
+	const base = exts.length;
+	for (const [i, file] of (p.extensions ?? []).entries()) {
+		const index = base + i;
 		const ext = { index, path: file, loaded: false, pending: [], flags: {} };
 		exts.push(ext);
 		try {
