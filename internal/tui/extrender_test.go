@@ -12,6 +12,7 @@ import (
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui"
+	"github.com/relay-agent/relay/internal/tui/transcript"
 	"github.com/relay-agent/relay/internal/tui/tuitest"
 )
 
@@ -212,4 +213,30 @@ func TestExtToolRenderers(t *testing.T) {
 	// Another tool keeps relay's rendering.
 	f.Emit(agent.Event{Type: agent.ToolExecutionStart, ToolCallID: "t2", ToolName: "bash", Args: json.RawMessage(`{"command":"ls"}`)})
 	eventually(t, d, "bash", contains("$ ls"))
+}
+
+// A resumed session's custom entries are drawn by their renderer at their
+// place; those without one take no room.
+func TestExtEntryRendererOnResume(t *testing.T) {
+	for _, fullscreen := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fullscreen=%v", fullscreen), func(t *testing.T) {
+			f := tuitest.NewFake()
+			f.Messages = []llm.Message{
+				&llm.UserMessage{Content: llm.StringContent("before the note")},
+				&transcript.EntryMessage{ID: "e9", CustomType: "note", Data: json.RawMessage(`{"text":"from disk"}`)},
+				&transcript.EntryMessage{ID: "e10", CustomType: "state", Data: json.RawMessage(`{"x":1}`)},
+				&llm.UserMessage{Content: llm.StringContent("after the note")},
+			}
+			o := opts()
+			o.Fullscreen = fullscreen
+			o.Renderers = newRenderSeam()
+			m := tui.New(context.Background(), f, o)
+			t.Cleanup(f.Subscribe(m.Deliver))
+			d := tuitest.NewDriver(m, 70, 24)
+			sc := eventuallyScreen(t, d, "entry drawn", "before the note", "NOTE e9 from disk", "after the note")
+			if i, j := strings.Index(sc, "NOTE e9"), strings.Index(sc, "after the note"); i > j {
+				t.Errorf("entry out of place:\n%s", sc)
+			}
+		})
+	}
 }

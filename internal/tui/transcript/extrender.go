@@ -271,6 +271,18 @@ func (t *Transcript) AddEntry(id, customType string, data json.RawMessage) {
 	t.add(&item{kind: KindEntry, customType: customType, extData: raw, done: true})
 }
 
+// EntryMessage carries a custom entry of the session among the messages
+// the transcript is drawn from (a resumed session's branch); it is never
+// sent anywhere.
+type EntryMessage struct {
+	ID         string
+	CustomType string
+	Data       json.RawMessage
+}
+
+// MessageRole marks it as no role the model knows.
+func (*EntryMessage) MessageRole() string { return "relay:customEntry" }
+
 // customItem is the block of a custom message.
 func customItem(m *llm.CustomMessage) *item {
 	raw, _ := llm.Marshal(m)

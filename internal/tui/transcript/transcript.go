@@ -11,6 +11,7 @@ import (
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/compaction"
+	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/markdown"
 	"github.com/relay-agent/relay/internal/tui/theme"
@@ -275,6 +276,10 @@ func (t *Transcript) AddMessage(m llm.Message) {
 	case *llm.CustomMessage:
 		if m.Display {
 			t.add(customItem(m))
+		}
+	case *EntryMessage:
+		if t.ctx.has != nil && t.ctx.has(hooks.RenderEntry, m.CustomType) {
+			t.AddEntry(m.ID, m.CustomType, m.Data)
 		}
 	case *llm.BranchSummaryMessage:
 		t.add(&item{kind: KindSummary, label: "[branch]", head: "Branch summary", text: readableSummary(m.Summary), done: true})
