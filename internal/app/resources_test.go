@@ -144,7 +144,7 @@ func TestExpandCommandOnPromptSteerFollowUp(t *testing.T) {
 	rt.Steer("/skill:review-code", nil)
 	rt.FollowUp("/skill:review-code focus on errors", nil)
 	rt.FollowUp("/unknown stays", nil)
-	steering, followUp := rt.Agent().Queued()
+	steering, followUp := rt.agent.Queued()
 	if len(steering) != 1 || steering[0] != block {
 		t.Errorf("steering %q", steering)
 	}

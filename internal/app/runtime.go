@@ -228,9 +228,6 @@ func (r *Runtime) ThinkingLevel() llm.ThinkingLevel {
 	return r.thinking
 }
 
-// Agent exposes queue and mode controls.
-func (r *Runtime) Agent() *agent.Agent { return r.agent }
-
 // IsStreaming reports whether a run is active.
 func (r *Runtime) isStreaming() bool { return r.agent.IsRunning() }
 
@@ -243,9 +240,6 @@ func (r *Runtime) isCompacting() bool {
 
 // AutoCompaction reports and sets automatic compaction.
 func (r *Runtime) autoCompaction() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.autoCompact }
-
-// SetAutoCompaction switches automatic compaction.
-func (r *Runtime) SetAutoCompaction(on bool) { r.mu.Lock(); r.autoCompact = on; r.mu.Unlock() }
 
 func (r *Runtime) now() int64 { return r.cfg.Now().UnixMilli() }
 

@@ -132,7 +132,8 @@ func usageStale(s *session.Manager) bool {
 	return false
 }
 
-// State is the RPC get_state shape.
+// State is the runtime's state, cheap to ask for at any moment (the
+// RPC get_state shape, less messageCount, which costs a context build).
 type State struct {
 	Model                 *llm.Model `json:"model,omitempty"`
 	ThinkingLevel         string     `json:"thinkingLevel"`
@@ -144,7 +145,6 @@ type State struct {
 	SessionID             string     `json:"sessionId"`
 	SessionName           string     `json:"sessionName,omitempty"`
 	AutoCompactionEnabled bool       `json:"autoCompactionEnabled"`
-	MessageCount          int        `json:"messageCount"`
 	PendingMessageCount   int        `json:"pendingMessageCount"`
 }
 
@@ -156,6 +156,6 @@ func (r *Runtime) State() State {
 	return State{
 		Model: r.Model(), ThinkingLevel: string(r.ThinkingLevel()), IsStreaming: r.isStreaming(), IsCompacting: r.isCompacting(),
 		SteeringMode: steer, FollowUpMode: follow, SessionFile: s.SessionFile(), SessionID: s.SessionID(), SessionName: s.Name(),
-		AutoCompactionEnabled: r.autoCompaction(), MessageCount: len(r.ContextMessages()), PendingMessageCount: len(qs) + len(qf),
+		AutoCompactionEnabled: r.autoCompaction(), PendingMessageCount: len(qs) + len(qf),
 	}
 }

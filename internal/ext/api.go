@@ -115,7 +115,7 @@ func (m *Manager) sendUserMessage(rt *app.Runtime, args []json.RawMessage) error
 	opts := arg[struct {
 		DeliverAs string `json:"deliverAs"`
 	}](args, 1)
-	if m.busy.Load() > 0 || rt.Agent().IsRunning() {
+	if m.busy.Load() > 0 || rt.State().IsStreaming {
 		if opts.DeliverAs == "steer" {
 			rt.Steer(text, images)
 		} else {
@@ -152,20 +152,20 @@ func (m *Manager) sendMessage(rt *app.Runtime, src string, args []json.RawMessag
 	}
 	cm := &llm.CustomMessage{CustomType: msg.CustomType, Content: content, Display: msg.Display == nil || *msg.Display,
 		Details: msg.Details, Timestamp: nowMillis()}
-	running := m.busy.Load() > 0 || rt.Agent().IsRunning()
+	running := m.busy.Load() > 0 || rt.State().IsStreaming
 	switch {
 	case running && opts.DeliverAs == "steer":
-		rt.Agent().Steer(cm)
+		return rt.Send(context.Background(), cm, app.DeliverSteer)
 	case running:
-		rt.Agent().FollowUp(cm)
+		return rt.Send(context.Background(), cm, app.DeliverFollowUp)
 	case opts.TriggerTurn:
 		go func() {
-			if err := rt.Agent().Run(context.Background(), cm); err != nil {
+			if err := rt.Send(context.Background(), cm, app.DeliverNow); err != nil {
 				m.report(src, "sendMessage", err)
 			}
 		}()
 	default:
-		if _, err := rt.Session().AppendMessage(cm); err != nil {
+		if err := rt.Send(context.Background(), cm, app.DeliverNextTurn); err != nil {
 			return fmt.Errorf("sendMessage: %w", err)
 		}
 		if m.opts.Hooks != nil && cm.Display {

@@ -435,7 +435,7 @@ func (m *Manager) apiCall(src, method string, args []json.RawMessage) (any, erro
 		rt.Abort()
 		return nil, nil
 	case "waitForIdle":
-		rt.Agent().WaitIdle()
+		rt.WaitIdle()
 		return nil, nil
 	}
 	if res, ok, err := m.sessionAPI(rt, src, method, args); ok {

@@ -58,7 +58,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		s.abort()
 		return nil, nil
 	case "clear_queue":
-		st, fu := rt.Agent().ClearQueue()
+		st, fu := rt.ClearQueue()
 		return map[string][]string{"steering": texts(st), "followUp": texts(fu)}, nil
 	case "new_session":
 		// Like the original, a new session first stops the current run.
@@ -68,7 +68,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return cancelled{false}, nil
 	case "get_state":
-		return rt.State(), nil
+		return state{State: rt.State(), MessageCount: len(rt.ContextMessages())}, nil
 	case "get_messages":
 		msgs := rt.ContextMessages()
 		if msgs == nil {
@@ -115,11 +115,9 @@ func (s *Server) dispatch(c *command) (any, error) {
 			return nil, fmt.Errorf("Invalid mode: %q (expected \"all\" or \"one-at-a-time\")", c.Mode)
 		}
 		if c.Type == "set_steering_mode" {
-			rt.Agent().SetSteeringMode(c.Mode)
-		} else {
-			rt.Agent().SetFollowUpMode(c.Mode)
+			return nil, rt.SetRunOptions(app.RunOptions{SteeringMode: c.Mode})
 		}
-		return nil, nil
+		return nil, rt.SetRunOptions(app.RunOptions{FollowUpMode: c.Mode})
 	case "compact":
 		s.compact(c)
 		return nil, errAsync
@@ -127,14 +125,12 @@ func (s *Server) dispatch(c *command) (any, error) {
 		if c.Enabled == nil {
 			return nil, errors.New("set_auto_compaction requires enabled (true or false)")
 		}
-		rt.SetAutoCompaction(*c.Enabled)
-		return nil, nil
+		return nil, rt.SetRunOptions(app.RunOptions{AutoCompaction: c.Enabled})
 	case "set_auto_retry":
 		if c.Enabled == nil {
 			return nil, errors.New("set_auto_retry requires enabled (true or false)")
 		}
-		rt.Agent().SetAutoRetry(*c.Enabled)
-		return nil, nil
+		return nil, rt.SetRunOptions(app.RunOptions{AutoRetry: c.Enabled})
 	case "abort_retry":
 		s.abortRetry()
 		return nil, nil
@@ -218,6 +214,13 @@ func (s *Server) dispatch(c *command) (any, error) {
 	return nil, errUnknown
 }
 
+// state is the get_state answer: the runtime's state and the number of
+// messages in the context.
+type state struct {
+	app.State
+	MessageCount int `json:"messageCount"`
+}
+
 // findAvailable looks the model up among those with credentials, as the
 // original does; a model without credentials is "not found".
 func findAvailable(c app.ModelCycle, provider, id string) *llm.Model {
@@ -254,7 +257,7 @@ func (s *Server) prompt(c *command) (any, error) {
 		}, func(err error) { s.notify(err.Error(), "error") })
 		return handled, nil
 	}
-	if rt.Agent().IsRunning() {
+	if rt.State().IsStreaming {
 		switch c.StreamingBehavior {
 		case "":
 			return nil, errStreaming
@@ -332,10 +335,10 @@ func (s *Server) abort() {
 // auto_retry_start a moment before its wait begins; an abort_retry sent in
 // that moment is repeated briefly until the retry ends or its run starts.
 func (s *Server) abortRetry() {
-	s.rt.Agent().AbortRetry()
+	s.rt.AbortRetry()
 	for i := 0; i < 100 && s.retryAnnounced(); i++ {
 		time.Sleep(2 * time.Millisecond)
-		s.rt.Agent().AbortRetry()
+		s.rt.AbortRetry()
 	}
 }
 

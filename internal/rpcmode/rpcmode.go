@@ -196,7 +196,7 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, o 
 	s.shutdownDialogs()
 	cancel()
 	s.runs.Wait()
-	rt.Agent().WaitIdle()
+	rt.WaitIdle()
 	s.flushBash()
 	co.Flush()
 	_ = s.out.Flush()
@@ -347,7 +347,7 @@ func (s *Server) flushBashLocked() {
 func (s *Server) recordBash(b pendingBash) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.starting || s.rt.Agent().IsRunning() {
+	if s.starting || s.rt.State().IsStreaming {
 		s.bashPending = append(s.bashPending, b)
 		return nil
 	}
@@ -393,7 +393,7 @@ func (s *Server) awaitSettled() {
 	s.mu.Lock()
 	settled := s.settled
 	s.mu.Unlock()
-	if settled && s.rt.Agent().IsRunning() {
-		s.rt.Agent().WaitIdle()
+	if settled && s.rt.State().IsStreaming {
+		s.rt.WaitIdle()
 	}
 }

@@ -458,7 +458,7 @@ func (a *AppRuntime) SetSetting(key string, value any) error {
 var _ Runtime = (*AppRuntime)(nil)
 
 func (a *AppRuntime) Dequeue() []string {
-	steer, follow := a.Agent().ClearQueue()
+	steer, follow := a.ClearQueue()
 	var out []string
 	for _, m := range append(steer, follow...) {
 		out = append(out, agent.MessageText(m))
@@ -505,11 +505,11 @@ func (a *AppRuntime) Bash(ctx context.Context, command string, exclude bool, onC
 	if err != nil {
 		return out, err
 	}
-	if ag := a.Agent(); ag.IsRunning() {
+	if a.State().IsStreaming {
 		// Appending now could split an assistant message from its tool
 		// results; the run's end is the next safe point.
 		go func() {
-			ag.WaitIdle()
+			a.WaitIdle()
 			_ = app.RecordBash(a.Session(), command, r, exclude)
 		}()
 		return out, nil
@@ -519,7 +519,7 @@ func (a *AppRuntime) Bash(ctx context.Context, command string, exclude bool, onC
 
 func (a *AppRuntime) NewSession() error { return a.Runtime.NewSession("") }
 
-func (a *AppRuntime) IsStreaming() bool { return a.Agent().IsRunning() }
+func (a *AppRuntime) IsStreaming() bool { return a.State().IsStreaming }
 
 func (a *AppRuntime) AvailableThinkingLevels() []llm.ThinkingLevel {
 	return app.ThinkingLevels(a.Model())
