@@ -53,6 +53,7 @@ func (c *hostComponent) requestRender() {
 // Render asks the host for the component's lines (bounded like a
 // handler: a component that never answers shows its previous lines).
 func (c *hostComponent) Render(ctx context.Context, width int) ([]string, error) {
+	c.m.syncTheme()
 	raw, err := c.m.callTimed(ctx, "render", map[string]any{"id": c.id, "width": width})
 	if err != nil {
 		return nil, err

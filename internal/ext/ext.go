@@ -116,10 +116,13 @@ type Manager struct {
 	// -> key in regs (0: switched off), for the host inputsConn.
 	inputs     map[int64]int64
 	inputsConn *conn
-	stale      map[int64]func()
-	queue      chan func() // observed events, in order
-	stop       chan struct{}
-	inflight   sync.WaitGroup // fire-and-forget API calls being applied
+	// themeSent is the palette last sent to host themeConn (render.go).
+	themeSent string
+	themeConn *conn
+	stale     map[int64]func()
+	queue     chan func() // observed events, in order
+	stop      chan struct{}
+	inflight  sync.WaitGroup // fire-and-forget API calls being applied
 
 	busy   atomic.Int32 // runs in progress (agent_start .. agent_end)
 	asked  atomic.Int32 // dialogs open on behalf of a handler (pauses timeouts)

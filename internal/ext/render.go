@@ -80,6 +80,7 @@ func (m *Manager) render(ctx context.Context, req hooks.RenderRequest) ([]string
 	if err != nil {
 		return nil, false, err
 	}
+	m.syncTheme()
 	data := req.Data
 	if len(data) == 0 {
 		data = json.RawMessage("null")
@@ -97,4 +98,31 @@ func (m *Manager) render(ctx context.Context, req hooks.RenderRequest) ([]string
 		return nil, false, fmt.Errorf("renderer answer: %w", err)
 	}
 	return res.Lines, res.OK, nil
+}
+
+// syncTheme sends the front end's palette to the host when it changed
+// (or the host is new), ahead of a render, so components and renderers
+// colour with theme.fg / theme.bg as in the original.
+func (m *Manager) syncTheme() {
+	ui := m.ui()
+	if ui == nil {
+		return
+	}
+	th := ui.Theme()
+	if len(th.Fg) == 0 {
+		return
+	}
+	raw, err := json.Marshal(map[string]any{"name": th.Name, "fg": th.Fg, "fgEnd": th.FgEnd, "bg": th.Bg})
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	c := m.c
+	if c == nil || (m.themeConn == c && m.themeSent == string(raw)) {
+		m.mu.Unlock()
+		return
+	}
+	m.themeConn, m.themeSent = c, string(raw)
+	m.mu.Unlock()
+	_ = c.notify("state", map[string]json.RawMessage{"theme": raw})
 }

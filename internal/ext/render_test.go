@@ -3,12 +3,16 @@ package ext
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
+	"github.com/relay-agent/relay/internal/tool"
 )
 
 // Renderers registered by an extension draw through the real host: what
@@ -104,5 +108,49 @@ func TestRenderers(t *testing.T) {
 	// A tool without renderers registers none.
 	if f.seam.Renderer(hooks.RenderToolCall, "nothing") != nil {
 		t.Error("renderer for an unknown tool")
+	}
+}
+
+// themedUI is a front end with a palette.
+type themedUI struct {
+	hooks.Headless
+	th hooks.Theme
+}
+
+func (u *themedUI) Theme() hooks.Theme { return u.th }
+
+// Renderers colour with the front end's palette (theme.fg, theme.bold),
+// sent again when it changes.
+func TestRendererTheme(t *testing.T) {
+	dir := testAgentDir(t)
+	seam := hooks.New()
+	ui := &themedUI{th: hooks.Theme{Name: "dark", Fg: map[string]string{"accent": "\x1b[31m"}, FgEnd: map[string]string{"accent": "\x1b[39m"},
+		Bg: map[string]string{}}}
+	defer seam.BindUI(ui)()
+	p, _ := filepath.Abs(filepath.Join("testdata", "render.ts"))
+	tools, _ := tool.NewRegistry()
+	m := Start(context.Background(), Options{Paths: []string{p}, AgentDir: dir, CacheDir: filepath.Join(dir, "cache"), Cwd: t.TempDir(),
+		Mode: "tui", HasUI: true, Environ: os.Environ(), Hooks: seam, Commands: commands.New(), Tools: tools})
+	t.Cleanup(m.Close)
+	if errs := m.Wait(context.Background()); len(errs) > 0 {
+		t.Fatalf("load: %v", errs)
+	}
+	cm, _ := llm.Marshal(&llm.CustomMessage{CustomType: "status", Content: llm.StringContent("ok"), Display: true})
+	req := hooks.RenderRequest{Target: hooks.RenderMessage, Name: "status", Width: 40, Data: cm}
+	lines, ok, err := seam.Renderer(hooks.RenderMessage, "status")(context.Background(), req)
+	if err != nil || !ok || len(lines) != 1 || lines[0] != "\x1b[31m<status> \x1b[39mok" {
+		t.Fatalf("lines %q ok %v err %v", lines, ok, err)
+	}
+	ui.th.Fg["accent"] = "\x1b[32m"
+	lines, _, _ = seam.Renderer(hooks.RenderMessage, "status")(context.Background(), req)
+	if len(lines) != 1 || lines[0] != "\x1b[32m<status> \x1b[39mok" {
+		t.Fatalf("after the theme changed: %q", lines)
+	}
+	// The tool header's theme.bold.
+	d, _ := json.Marshal(hooks.RenderTool{ToolCallID: "b1", Args: json.RawMessage(`{"action":"x"}`)})
+	lines, _, _ = seam.Renderer(hooks.RenderToolCall, "todo")(context.Background(),
+		hooks.RenderRequest{Target: hooks.RenderToolCall, Name: "todo", Width: 40, Data: d})
+	if len(lines) != 1 || lines[0] != "\x1b[1mTODO x\x1b[22m #1" {
+		t.Errorf("bold header %q", lines)
 	}
 }

@@ -386,9 +386,23 @@ function strip(o) {
 }
 
 // Theme colouring is the identity until themes reach the host.
+// The TUI's palette arrives as state.theme ({fg, fgEnd, bg}: token ->
+// SGR sequence) before renders; without one (no terminal UI) colouring
+// is the identity.
+const SGR = { bold: ["\x1b[1m", "\x1b[22m"], dim: ["\x1b[2m", "\x1b[22m"], italic: ["\x1b[3m", "\x1b[23m"],
+	underline: ["\x1b[4m", "\x1b[24m"], strikethrough: ["\x1b[9m", "\x1b[29m"], inverse: ["\x1b[7m", "\x1b[27m"] };
 const themeProxy = new Proxy(
 	{},
-	{ get: (_t, p) => (p === "fg" || p === "bg" ? (_c, s) => s : p === "bold" || p === "italic" || p === "underline" || p === "dim" || p === "strikethrough" ? (s) => s : undefined) },
+	{
+		get(_t, p) {
+			const t = state.theme;
+			if (p === "fg") return (c, s) => (t?.fg?.[c] ? t.fg[c] + s + (t.fgEnd?.[c] || "\x1b[39m") : String(s));
+			if (p === "bg") return (c, s) => (t?.bg?.[c] ? t.bg[c] + s + "\x1b[49m" : String(s));
+			if (p in SGR) return (s) => (t ? SGR[p][0] + s + SGR[p][1] : String(s));
+			if (p === "name") return t?.name;
+			return undefined;
+		},
+	},
 );
 
 const renderItem = makeRenderItem({ renderers, tools, state, theme: themeProxy, notify });
