@@ -145,9 +145,10 @@ func eventuallyScreen(t *testing.T, d *tuitest.Driver, what string, want ...stri
 	})
 }
 
-// A slow renderer never blocks the UI: keys are handled meanwhile;
-// regular mode holds the message (and what follows) out of the
-// scrollback until the renderer answered, then prints its lines.
+// A slow renderer never blocks the UI: keys are handled meanwhile, the
+// message shows nothing until the answer (no flash of relay's own box);
+// regular mode holds it (and what follows) out of the scrollback until
+// the renderer answered, then prints its lines.
 func TestExtRendererSlowDoesNotBlock(t *testing.T) {
 	for _, fullscreen := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fullscreen=%v", fullscreen), func(t *testing.T) {
@@ -160,8 +161,8 @@ func TestExtRendererSlowDoesNotBlock(t *testing.T) {
 			if !fullscreen && strings.Contains(strings.Join(d.Printed, "\n"), "after it") {
 				t.Errorf("printed past a block waiting for its renderer:\n%s", strings.Join(d.Printed, "\n"))
 			}
-			if fullscreen && !strings.Contains(fr, "[slow] later") {
-				t.Errorf("no fallback while waiting:\n%s", fr)
+			if strings.Contains(screen(d), "[slow] later") {
+				t.Errorf("relay's own box drawn while the renderer works:\n%s", fr)
 			}
 			close(s.release)
 			fr = eventuallyScreen(t, d, "renderer answered", "SLOW drawn", "[other] after it")
@@ -239,4 +240,18 @@ func TestExtEntryRendererOnResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A renderer that never answers is given up after its timeout: the
+// message gets relay's own box, and regular mode prints it.
+func TestExtRendererTimeoutFallsBack(t *testing.T) {
+	s := newRenderSeam()
+	s.RegisterRenderer(hooks.RenderMessage, "stuck", "test", func(ctx context.Context, _ hooks.RenderRequest) ([]string, bool, error) {
+		<-ctx.Done()
+		return nil, false, ctx.Err()
+	})
+	_, d, m := startRendered(t, false, s)
+	m.Show(hooks.Shown{Message: customMsg("stuck", "given up")})
+	// tui's render timeout is 3s; eventually waits up to 5s.
+	eventually(t, d, "fallback printed", func(string) bool { return strings.Contains(strings.Join(d.Printed, "\n"), "[stuck] given up") })
 }

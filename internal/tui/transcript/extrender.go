@@ -166,11 +166,16 @@ func fit(lines []string, width int, pad string) []string {
 func (it *item) drawCustom(c *renderCtx, width, inner int) []string {
 	if s := it.slot(c, slotMain, hooks.RenderMessage, it.customType); s != nil {
 		key := slotKey{width: width, expanded: c.toolsExpanded, data: it.dver}
-		lines, ok, _ := it.extLines(c, slotMain, s, key, func() hooks.RenderRequest {
+		lines, ok, pending := it.extLines(c, slotMain, s, key, func() hooks.RenderRequest {
 			return hooks.RenderRequest{Target: hooks.RenderMessage, Name: it.customType, Data: it.extData}
 		})
 		if ok {
 			return fit(lines, width, "")
+		}
+		if pending && !s.answered {
+			// Its first answer is on its way: nothing rather than relay's
+			// box for a moment (the renderer's timeout bounds the wait).
+			return nil
 		}
 	}
 	return boxed(c.th, "customMessageBg", "customMessageText", wrapPlain(it.text, inner-2), width)
