@@ -76,6 +76,8 @@ type launch struct {
 	bugs          *bugreport.Feature
 	warm          *cachewarm.Warmer
 	ext           *ext.Manager // nil when no extension is configured
+	extStarted    bool         // startExtensions ran (early for --list-models)
+	extWaited     bool         // the extensions' load was waited for (and reported)
 }
 
 // exit ends the launch early with a status and no error (--export,
@@ -104,7 +106,7 @@ func run(ctx context.Context, a *Args, env config.Env, stdin io.Reader, stdout, 
 		l.ext.Close() // after the runtime's session_shutdown reached it
 	}()
 	for _, step := range []func(context.Context) error{
-		l.configure, l.loadModels, l.readInputs, l.startExtensions, l.openSession, l.chooseModel, l.buildRuntime,
+		l.configure, l.loadModels, l.listModels, l.readInputs, l.startExtensions, l.openSession, l.chooseModel, l.buildRuntime,
 	} {
 		if err := step(ctx); err != nil {
 			var code exit
@@ -150,8 +152,7 @@ func (l *launch) configure(ctx context.Context) error {
 	return nil
 }
 
-// loadModels loads the catalog, models.json and credentials; --list-models
-// ends here.
+// loadModels loads the catalog, models.json and credentials.
 func (l *launch) loadModels(ctx context.Context) error {
 	reg, err := models.Load(l.agentDir, l.env.Get)
 	if err != nil {
@@ -162,9 +163,20 @@ func (l *launch) loadModels(ctx context.Context) error {
 	l.signIns = newSignIns(l.env, reg)
 	reg.SetOAuth(l.signIns.OAuth, l.signIns.IDs()...)
 	enableLlama(reg, l.st, l.env)
+	return nil
+}
+
+// listModels is --list-models: the registry once the extensions loaded
+// (their providers are listed too), then exit.
+func (l *launch) listModels(ctx context.Context) error {
 	if !l.a.ListModels {
 		return nil
 	}
+	reg := l.reg
+	if err := l.startExtensions(ctx); err != nil {
+		return err
+	}
+	l.waitExtensions(ctx)
 	llamaListNotice(ctx, reg, l.env, l.stderr)
 	list := reg.Available(ctx)
 	if len(list) == 0 {
@@ -253,9 +265,28 @@ func (l *launch) chooseModel(ctx context.Context) error {
 	if l.mode == modeTUI {
 		notesTo = &l.modelNotes
 	}
-	model, thinking, err := chooseModel(ctx, l.a, l.st, l.reg, l.sess, l.scoped, notesTo)
+	// Extensions' providers and virtual models can be chosen with
+	// --model: their registrations are in before the model is resolved.
+	l.waitExtensions(ctx)
+	a := l.a
+	virtual, vThinking := l.ext.VirtualModel(a.Model)
+	if virtual != nil {
+		ac := *a
+		ac.Model = ""
+		a = &ac
+	}
+	model, thinking, err := chooseModel(ctx, a, l.st, l.reg, l.sess, l.scoped, notesTo)
 	if err != nil {
+		if a.Model != "" && l.ext != nil {
+			return fmt.Errorf("%w (the extensions loaded did not register it either)", err)
+		}
 		return err
+	}
+	if virtual != nil {
+		model = virtual
+		if vThinking != "" {
+			thinking = vThinking
+		}
 	}
 	l.model, l.thinking = model, thinking
 	if l.a.APIKey != "" && model != nil {

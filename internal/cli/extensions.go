@@ -48,6 +48,11 @@ func (l *launch) preloadExtensions(ctx context.Context, user *settings.Settings)
 // trust decision stay; the project's are added to the same host, unless
 // the project's settings turned one of them off.
 func (l *launch) startExtensions(ctx context.Context) error {
+	if l.extStarted {
+		return nil // started early (--list-models)
+	}
+	l.extStarted = true
+	defer l.bindProviders()
 	paths := l.extensionPaths()
 	if l.ext.Hosted() {
 		pre := l.ext.Paths()
@@ -111,9 +116,22 @@ func extensionLog(agentDir string) io.Writer {
 	return f
 }
 
+// bindProviders hands the model registry to the extensions: the
+// providers they registered so far (a preloaded extension registers
+// before the registry exists) and later ones land there.
+func (l *launch) bindProviders() {
+	for _, err := range l.ext.BindProviders(l.reg) {
+		fmt.Fprintf(l.stderr, "Warning: %v\n", err)
+	}
+}
+
 // waitExtensions waits for the extensions to load and reports each that
 // failed, by path; the others and relay go on.
 func (l *launch) waitExtensions(ctx context.Context) {
+	if l.extWaited {
+		return
+	}
+	l.extWaited = true
 	for _, err := range l.ext.Wait(ctx) {
 		fmt.Fprintf(l.stderr, "Warning: %v\n", err)
 	}

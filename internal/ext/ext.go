@@ -30,6 +30,7 @@ import (
 	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/hooks"
+	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
@@ -56,10 +57,13 @@ type Options struct {
 	NpmCommand []string
 	// Environ is the host's environment (the process environment as
 	// config.Env read it).
-	Environ        []string
-	Hooks          *hooks.Set
-	Commands       *commands.Registry
-	Tools          *tool.Registry
+	Environ  []string
+	Hooks    *hooks.Set
+	Commands *commands.Registry
+	Tools    *tool.Registry
+	// Providers receives registerProvider (the model registry); nil
+	// ignores provider configurations (streams still work).
+	Providers      ProviderRegistry
 	HandlerTimeout time.Duration
 	// Settings is what getSettings returns (JSON-marshalled once).
 	Settings any
@@ -108,10 +112,15 @@ type Manager struct {
 	restarting chan struct{}
 	comps      map[int64]*hostComponent // host components the front end shows
 	virtual    map[string]*virtualModel // "provider/id" -> registerVirtualModel
-	routerOn   bool                     // the Route handler is on the seam
-	synthetic  int64                    // keys below 0 in regs: registrations that are not handlers
-	base       app.Models               // the registry Models wraps
-	doneComps  map[int64]func()         // custom() calls to end on component_done
+	providers  map[string]*providerReg  // registerProvider, by name
+	// pendingProviders wait for BindProviders (registered before the
+	// model registry existed).
+	pendingProviders []models.ProviderConfig
+	streamAPIs       map[string]string // api -> provider whose streamSimple serves it
+	routerOn         bool              // the Route handler is on the seam
+	synthetic        int64             // keys below 0 in regs: registrations that are not handlers
+	base             app.Models        // the registry Models wraps
+	doneComps        map[int64]func()  // custom() calls to end on component_done
 	// inputs are the host's raw-input listeners (editor.go): listener id
 	// -> key in regs (0: switched off), for the host inputsConn.
 	inputs     map[int64]int64

@@ -64,6 +64,10 @@ func (m *Manager) handle(msg message) {
 		var p struct {
 			Kind string `json:"kind"`
 			ID   int64  `json:"id"`
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(msg.Params, &p) == nil && p.Kind == "provider" {
+			m.unregisterProvider(p.Name)
 		}
 		if json.Unmarshal(msg.Params, &p) == nil && p.Kind == "handler" {
 			m.mu.Lock()
@@ -77,12 +81,16 @@ func (m *Manager) handle(msg message) {
 				off()
 			}
 		}
-	case "tool_update":
+	case "tool_update", "stream_event":
 		var p struct {
 			Req     int64           `json:"req"`
 			Partial json.RawMessage `json:"partial"`
+			Event   json.RawMessage `json:"ev"`
 		}
 		if json.Unmarshal(msg.Params, &p) == nil {
+			if msg.Method == "stream_event" {
+				p.Partial = p.Event
+			}
 			m.mu.Lock()
 			fn := m.updates[p.Req]
 			m.mu.Unlock()
@@ -195,6 +203,8 @@ func (m *Manager) register(ext int, items []regItem) {
 			err = m.addCommand(src, it)
 		case "virtualModel":
 			err = m.addVirtualModel(src, it)
+		case "provider":
+			err = m.addProvider(src, it)
 		case "mcpServer":
 			err = m.addMCPServer(src, it)
 		case "shortcut":

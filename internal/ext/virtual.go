@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/relay-agent/relay/internal/app"
@@ -185,6 +186,9 @@ func (x extModels) Available() []*llm.Model {
 // Client of a virtual model streams with the model it was last routed to
 // (requests made outside routing, such as compaction).
 func (x extModels) Client(model *llm.Model) (llm.Client, error) {
+	if c := x.m.streamClient(model); c != nil {
+		return c, nil
+	}
 	if v := x.m.virtualOf(model); v != nil {
 		v.mu.Lock()
 		phys := v.routed
@@ -192,7 +196,7 @@ func (x extModels) Client(model *llm.Model) (llm.Client, error) {
 		if phys == nil {
 			return nil, fmt.Errorf("virtual model %s/%s has not been routed yet", model.Provider, model.ID)
 		}
-		return x.Models.Client(phys)
+		return x.Client(phys)
 	}
 	return x.Models.Client(model)
 }
@@ -207,4 +211,27 @@ func (x extModels) Auth(ctx context.Context, model *llm.Model) (string, map[stri
 		}
 	}
 	return x.Models.Auth(ctx, model)
+}
+
+// VirtualModel returns the virtual model ref names ("provider/id", with an
+// optional ":level" suffix), for --model at start-up; nil when no
+// extension registered it.
+func (m *Manager) VirtualModel(ref string) (*llm.Model, llm.ThinkingLevel) {
+	if m == nil || ref == "" {
+		return nil, ""
+	}
+	var level llm.ThinkingLevel
+	if i := strings.LastIndexByte(ref, ':'); i > 0 {
+		if l, ok := llm.ParseThinkingLevel(ref[i+1:]); ok {
+			ref, level = ref[:i], l
+		}
+	}
+	provider, id, ok := strings.Cut(ref, "/")
+	if !ok {
+		return nil, ""
+	}
+	if v := m.virtualOf(&llm.Model{Provider: provider, ID: id}); v != nil {
+		return v.model, level
+	}
+	return nil, ""
 }

@@ -111,6 +111,9 @@ func parseModelsJSON(path string, data []byte) (*modelsConfig, *ConfigError) {
 
 type validator struct {
 	problems []Problem
+	// ext validates an extension's registerProvider configuration, which
+	// may carry only a name, api or oauth.
+	ext bool
 }
 
 func (v *validator) fail(path, format string, a ...any) {
@@ -286,7 +289,7 @@ func (v *validator) provider(path, id string, x any) *customProvider {
 			hasKey = true
 		}
 	}
-	if !hasKey {
+	if !hasKey && !v.ext {
 		v.fail(path, "expected at least one of %s", strings.Join(providerKeys, ", "))
 	}
 	for _, k := range o.keys {

@@ -26,8 +26,11 @@ type Registry struct {
 	now        func() time.Time
 
 	mu        sync.RWMutex
-	models    []*llm.Model
+	models    []*llm.Model // base with the extensions' providers laid over
+	base      []*llm.Model // the catalog and models.json
 	custom    map[string]*customProvider
+	ext       map[string]*extProvider // registerProvider, by name
+	extOrder  []string
 	configErr error
 	llama     *llamaState // nil while the llama.cpp provider is off
 }
@@ -121,10 +124,12 @@ func (r *Registry) Reload() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cerr != nil {
-		r.models, r.custom, r.configErr = r.baseModels(), map[string]*customProvider{}, cerr
+		r.base, r.custom, r.configErr = r.baseModels(), map[string]*customProvider{}, cerr
+		r.applyExtLocked()
 		return cerr
 	}
-	r.models, r.custom, r.configErr = models, custom, nil
+	r.base, r.custom, r.configErr = models, custom, nil
+	r.applyExtLocked()
 	return nil
 }
 
@@ -480,5 +485,8 @@ func (r *Registry) DefaultModel(ctx context.Context) *llm.Model {
 func (r *Registry) customProvider(id string) *customProvider {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	if p := r.extCustom(id); p != nil {
+		return p
+	}
 	return r.custom[id]
 }

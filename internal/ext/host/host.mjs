@@ -22,6 +22,7 @@ import { createRequire } from "node:module";
 import * as api from "./api/index.mjs";
 import { makeRenderItem } from "./render.mjs";
 import { makeUIHost } from "./uihost.mjs";
+import { runStream } from "./provider.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -236,9 +237,13 @@ function makeAPI(ext) {
 			fire("setThinkingLevel", level);
 		},
 		registerProvider(name, config) {
-			providers.set(name, { ext, config });
+			if (typeof name !== "string" || !name) throw new Error(`registerProvider: the provider name must be a non-empty string`);
+			providers.set(name, { ext, config: { ...(providers.get(name)?.config ?? {}), ...(config ?? {}) } });
 			const { streamSimple, oauth, ...plain } = config ?? {};
-			register(ext, { kind: "provider", name, config: plain, customStream: typeof streamSimple === "function" });
+			register(ext, {
+				kind: "provider", name, config: plain, customStream: typeof streamSimple === "function",
+				oauth: !!oauth && typeof oauth === "object",
+			});
 		},
 		unregisterProvider(name) {
 			if (providers.delete(name)) notify("unregister", { kind: "provider", name });
@@ -698,6 +703,13 @@ const methods = {
 	renderItem: (p) => renderItem(p),
 	terminalInput: (p) => uiHost.terminalInput(p),
 	setEditorText: (p) => uiHost.setEditorText(p),
+	async stream(p, id) {
+		if (!providers.has(p.provider)) await initDone;
+		const entry = providers.get(p.provider);
+		if (typeof entry?.config?.streamSimple !== "function") throw new Error(`provider ${p.provider} has no streamSimple`);
+		merge(p.state);
+		return withAbort(id, (signal) => runStream(entry.config, p, signal, (ev) => notify("stream_event", { req: id, ev })));
+	},
 	render(p) {
 		const c = components.get(p.id);
 		if (!c) return [];

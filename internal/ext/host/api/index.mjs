@@ -427,3 +427,5 @@ export const keyText = (k) => k;
 
 // The prompt editor extensions extend (ctx.ui.setEditorComponent).
 export { Editor, CustomEditor } from "./editor.mjs";
+// Provider extensions: the assistant message event stream and cost.
+export { AssistantMessageEventStream, EventStream, createAssistantMessageEventStream, calculateCost } from "./stream.mjs";

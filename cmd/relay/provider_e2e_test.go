@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/llm/llmtest"
+)
+
+// Provider extensions end to end: registerProvider with a custom
+// streamSimple, selected with --model at start-up, listed by
+// --list-models.
+
+// scriptedExt is internal/ext's provider extension (a streamSimple that
+// answers from the last user message).
+func scriptedExt(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "internal", "ext", "testdata", "provider.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) runEnv(extra []string, args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	c := e.cmd(nil, args...)
+	c.Env = append(c.Env, extra...)
+	var o, er bytes.Buffer
+	c.Stdout, c.Stderr = &o, &er
+	err := c.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return o.String(), er.String(), code
+}
+
+func TestExtensionProviderStartupModel(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "unused"}}}, nil)
+	key := []string{"SCRIPTED_KEY=sk-e2e"}
+	// -p --model names the extension's model: resolved once it loaded.
+	out, errOut, code := e.runEnv(key, "-p", "--model", "scripted/echo", "-e", scriptedExt(t), "hello there")
+	if code != 0 || out != "echo: hello there\n" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
+	}
+	if n := len(e.fake.Requests()); n != 0 {
+		t.Errorf("%d requests reached the fake provider; the extension's stream should answer", n)
+	}
+	// JSON mode: the stream's events reach the event stream.
+	out, errOut, code = e.runEnv(key, "--mode", "json", "--model", "scripted/echo", "-e", scriptedExt(t), "think")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errOut)
+	}
+	var kinds []string
+	for _, ev := range eventsOf(out, "message_update") {
+		if ae, _ := ev["assistantMessageEvent"].(map[string]any); ae != nil {
+			kinds = append(kinds, fmt.Sprint(ae["type"]))
+		}
+	}
+	if got := strings.Join(kinds, ","); !strings.Contains(got, "thinking_start,thinking_delta,thinking_end,text_start") {
+		t.Errorf("message_update events %s", got)
+	}
+	// --list-models lists the extension's provider.
+	out, errOut, code = e.runEnv(key, "--list-models", "scripted", "-e", scriptedExt(t))
+	if code != 0 || !strings.Contains(out, "scripted") || !strings.Contains(out, "echo") {
+		t.Errorf("--list-models: exit %d stdout %q stderr %s", code, out, errOut)
+	}
+	// An unknown model is still an error, saying the extensions were asked.
+	_, errOut, code = e.runEnv(key, "-p", "--model", "nosuchprovider/nope-xyz", "-e", scriptedExt(t), "hi")
+	if code == 0 || !strings.Contains(errOut, "nope-xyz") || !strings.Contains(errOut, "extensions loaded did not register it") {
+		t.Errorf("unknown model: exit %d stderr %s", code, errOut)
+	}
+}
+
+func TestExtensionProviderRPCModels(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "unused"}}}, nil)
+	c := e.cmd(strings.NewReader(`{"id":"1","type":"get_available_models"}`+"\n"), "--mode", "rpc", "-e", scriptedExt(t))
+	c.Env = append(c.Env, "SCRIPTED_KEY=sk-e2e")
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("rpc: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `"provider":"scripted"`) || !strings.Contains(string(out), `"id":"echo"`) {
+		t.Errorf("get_available_models lacks scripted/echo:\n%s", out)
+	}
+}
+
+// piExample is pi's custom-provider-anthropic example, unchanged, from
+// its npm package, with its dependency (the Anthropic SDK) installed.
+var (
+	piExampleOnce sync.Once
+	piExampleDir  string
+	piExampleErr  error
+)
+
+const piVersion = "0.73.1"
+
+func piExample(t *testing.T) string {
+	t.Helper()
+	piExampleOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "relay-e2e-pi-example")
+		if err != nil {
+			piExampleErr = err
+			return
+		}
+		npm := func(wd string, args ...string) error {
+			c := exec.Command("npm", args...)
+			c.Dir = wd
+			if out, err := c.CombinedOutput(); err != nil {
+				return fmt.Errorf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			return nil
+		}
+		if piExampleErr = npm(dir, "pack", "--silent", "@mariozechner/pi-coding-agent@"+piVersion); piExampleErr != nil {
+			return
+		}
+		tgz := filepath.Join(dir, "mariozechner-pi-coding-agent-"+piVersion+".tgz")
+		if out, err := exec.Command("tar", "-xzf", tgz, "-C", dir, "package/examples/extensions/custom-provider-anthropic").CombinedOutput(); err != nil {
+			piExampleErr = fmt.Errorf("tar: %v\n%s", err, out)
+			return
+		}
+		ex := filepath.Join(dir, "package", "examples", "extensions", "custom-provider-anthropic")
+		if piExampleErr = npm(ex, "install", "--no-audit", "--no-fund", "--loglevel=error"); piExampleErr != nil {
+			return
+		}
+		piExampleDir = ex
+	})
+	if piExampleErr != nil {
+		t.Skipf("cannot fetch pi's custom-provider-anthropic example from npm: %v", piExampleErr)
+	}
+	return piExampleDir
+}
+
+func TestExtensionProviderPiExample(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "custom stream ok"}}}, nil)
+	ex := piExample(t)
+	extra := []string{"CUSTOM_ANTHROPIC_API_KEY=sk-ant-e2e", "RELAY_TEST_PROVIDER_URL=" + e.fake.URL}
+	out, errOut, code := e.runEnv(extra, "-p", "--model", "custom-anthropic/claude-sonnet-4-5", "-e", ex, "-e", extPath(t, "redirect-provider.ts"), "say hi")
+	if code != 0 || out != "custom stream ok\n" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
+	}
+	reqs := e.fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if r.Path != "/v1/messages" || r.Header.Get("X-Api-Key") != "sk-ant-e2e" || r.Body["model"] != "claude-sonnet-4-5" {
+		t.Errorf("request %s key %q model %v", r.Path, r.Header.Get("X-Api-Key"), r.Body["model"])
+	}
+	b, _ := json.Marshal(r.Body["messages"])
+	if !strings.Contains(string(b), "say hi") {
+		t.Errorf("the example's request lacks the prompt: %s", b)
+	}
+	// The session records the answer under the extension's provider.
+	e.checkSessions()
+	s, _ := os.ReadFile(e.sessionFiles()[0])
+	if !strings.Contains(string(s), `"provider":"custom-anthropic"`) || !strings.Contains(string(s), "custom stream ok") {
+		t.Errorf("session does not hold the custom provider's answer")
+	}
+}
+
+func TestExtensionVirtualModelAtStartup(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "routed"}}, Repeat: true}, nil)
+	out, errOut, code := e.run("-p", "--model", "ext/auto", "-e", extPath(t, "router.ts"), "hi")
+	if code != 0 || out != "routed\n" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
+	}
+	reqs := e.fake.Requests()
+	if len(reqs) != 1 || reqs[0].Body["model"] != "claude-haiku-4-5" {
+		t.Fatalf("requests %d, model %v (want the route's claude-haiku-4-5)", len(reqs), reqs[0].Body["model"])
+	}
+	// Without the extension the name is unknown.
+	if _, errOut, code := e.run("-p", "--model", "ext/auto", "hi"); code == 0 || !strings.Contains(errOut, "ext/auto") {
+		t.Errorf("without the extension: exit %d stderr %s", code, errOut)
+	}
+}
