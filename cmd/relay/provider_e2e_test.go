@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm/llmtest"
@@ -94,55 +93,20 @@ func TestExtensionProviderRPCModels(t *testing.T) {
 	}
 }
 
-// piExample is pi's custom-provider-anthropic example, unchanged, from
-// its npm package, with its dependency (the Anthropic SDK) installed.
-var (
-	piExampleOnce sync.Once
-	piExampleDir  string
-	piExampleErr  error
-)
-
-const piVersion = "0.73.1"
-
-func piExample(t *testing.T) string {
-	t.Helper()
-	piExampleOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "relay-e2e-pi-example")
-		if err != nil {
-			piExampleErr = err
-			return
-		}
-		npm := func(wd string, args ...string) error {
-			c := exec.Command("npm", args...)
-			c.Dir = wd
-			if out, err := c.CombinedOutput(); err != nil {
-				return fmt.Errorf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
-			return nil
-		}
-		if piExampleErr = npm(dir, "pack", "--silent", "@mariozechner/pi-coding-agent@"+piVersion); piExampleErr != nil {
-			return
-		}
-		tgz := filepath.Join(dir, "mariozechner-pi-coding-agent-"+piVersion+".tgz")
-		if out, err := exec.Command("tar", "-xzf", tgz, "-C", dir, "package/examples/extensions/custom-provider-anthropic").CombinedOutput(); err != nil {
-			piExampleErr = fmt.Errorf("tar: %v\n%s", err, out)
-			return
-		}
-		ex := filepath.Join(dir, "package", "examples", "extensions", "custom-provider-anthropic")
-		if piExampleErr = npm(ex, "install", "--no-audit", "--no-fund", "--loglevel=error"); piExampleErr != nil {
-			return
-		}
-		piExampleDir = ex
-	})
-	if piExampleErr != nil {
-		t.Skipf("cannot fetch pi's custom-provider-anthropic example from npm: %v", piExampleErr)
-	}
-	return piExampleDir
-}
-
 func TestExtensionProviderPiExample(t *testing.T) {
 	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "custom stream ok"}}}, nil)
-	ex := piExample(t)
+	// pi's example, unchanged, with its own dependency (the Anthropic
+	// SDK) installed in a copy as its user would.
+	src := piExample(t, "custom-provider-anthropic")
+	ex := filepath.Join(t.TempDir(), "custom-provider-anthropic")
+	if err := os.CopyFS(ex, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	install := exec.Command("npm", "install", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error")
+	install.Dir = ex
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Skipf("npm install in the example failed (registry unreachable?): %v\n%s", err, out)
+	}
 	extra := []string{"CUSTOM_ANTHROPIC_API_KEY=sk-ant-e2e", "RELAY_TEST_PROVIDER_URL=" + e.fake.URL}
 	out, errOut, code := e.runEnv(extra, "-p", "--model", "custom-anthropic/claude-sonnet-4-5", "-e", ex, "-e", extPath(t, "redirect-provider.ts"), "say hi")
 	if code != 0 || out != "custom stream ok\n" {
@@ -181,5 +145,29 @@ func TestExtensionVirtualModelAtStartup(t *testing.T) {
 	// Without the extension the name is unknown.
 	if _, errOut, code := e.run("-p", "--model", "ext/auto", "hi"); code == 0 || !strings.Contains(errOut, "ext/auto") {
 		t.Errorf("without the extension: exit %d stderr %s", code, errOut)
+	}
+}
+
+func TestExtensionModelRegistry(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "unused"}}}, nil)
+	_, errOut, code := e.runEnv([]string{"SCRIPTED_KEY=sk-e2e", "MISTRAL_API_KEY="}, "-p", model, "-e", scriptedExt(t), "-e", extPath(t, "registry.ts"), "/registry")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(e.cwd, "registry.json"))
+	if err != nil {
+		t.Fatalf("the command wrote nothing: %v (stderr %s)", err, errOut)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	auth, _ := got["echoAuth"].(map[string]any)
+	unknown, _ := got["unknown"].(map[string]any)
+	if got["echo"] != "scripted/echo scripted-api 32000" || got["all"].(float64) < 50 || got["availableHasEcho"] != true || got["configured"] != true ||
+		auth["ok"] != true || auth["apiKey"] != "sk-e2e" || got["sonnetKey"] != "test-key" || got["anthropicKey"] != "test-key" ||
+		unknown["ok"] != false || !strings.Contains(fmt.Sprint(unknown["error"]), "nope/x") || got["noKey"] != nil ||
+		got["current"] != "anthropic/claude-sonnet-4-5" {
+		t.Errorf("ctx.modelRegistry answered %s", b)
 	}
 }

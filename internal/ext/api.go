@@ -62,8 +62,8 @@ func (m *Manager) sessionAPI(rt *app.Runtime, src, method string, args []json.Ra
 		return nil, true, nil
 	case "executeTool":
 		return m.executeTool(rt, args), true, nil
-	case "getApiKey":
-		return nil, true, fmt.Errorf("modelRegistry.getApiKey is not available to extensions in relay")
+	case "getApiKeyAndHeaders", "getApiKeyForProvider":
+		return m.authAPI(method, args), true, nil
 	}
 	return nil, false, nil
 }

@@ -462,6 +462,10 @@ func (m *Manager) catalogState(rt *app.Runtime, st map[string]any) {
 	for _, md := range models {
 		fp.WriteString("#" + md.Provider + "/" + md.ID)
 	}
+	lister, _ := m.opts.Providers.(modelLister)
+	if lister != nil {
+		fmt.Fprintf(&fp, "@%d", lister.Generation())
+	}
 	m.mu.Lock()
 	same := m.catalog == fp.String()
 	m.catalog = fp.String()
@@ -478,4 +482,7 @@ func (m *Manager) catalogState(rt *app.Runtime, st map[string]any) {
 		list = append(list, map[string]any{"name": c.Name, "description": c.Description, "source": c.Source})
 	}
 	st["allTools"], st["commands"], st["models"] = tools, list, models
+	if lister != nil {
+		st["allModels"] = lister.All() // ctx.modelRegistry.getAll / find
+	}
 }

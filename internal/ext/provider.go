@@ -513,3 +513,62 @@ func (r *rebuild) replay(blocks llm.Blocks) {
 		}
 	}
 }
+
+// modelLister is the model registry's read side ctx.modelRegistry needs.
+type modelLister interface {
+	All() []*llm.Model
+	Generation() uint64
+}
+
+// authAPI answers ctx.modelRegistry.getApiKeyAndHeaders(model) with the
+// original's {ok, apiKey, headers} | {ok: false, error}, and
+// getApiKeyForProvider(provider) with the key or undefined.
+func (m *Manager) authAPI(method string, args []json.RawMessage) any {
+	m.mu.Lock()
+	base := m.base
+	m.mu.Unlock()
+	var model *llm.Model
+	if method == "getApiKeyForProvider" {
+		provider := arg[string](args, 0)
+		if base != nil {
+			for _, md := range base.Available() {
+				if md.Provider == provider {
+					model = md
+					break
+				}
+			}
+		}
+		if model == nil {
+			model = &llm.Model{Provider: provider}
+		}
+	} else {
+		want := arg[struct {
+			Provider string `json:"provider"`
+			ID       string `json:"id"`
+		}](args, 0)
+		if base != nil {
+			model = base.Find(want.Provider, want.ID)
+		}
+		if model == nil {
+			return map[string]any{"ok": false, "error": fmt.Sprintf("model %s/%s is not known", want.Provider, want.ID)}
+		}
+	}
+	if base == nil {
+		return map[string]any{"ok": false, "error": "models are not available yet"}
+	}
+	key, headers, err := base.Auth(context.Background(), model)
+	if method == "getApiKeyForProvider" {
+		if err != nil || key == "" {
+			return nil
+		}
+		return key
+	}
+	if err != nil {
+		return map[string]any{"ok": false, "error": err.Error()}
+	}
+	res := map[string]any{"ok": true, "apiKey": key}
+	if len(headers) > 0 {
+		res["headers"] = headers
+	}
+	return res
+}

@@ -168,7 +168,12 @@ func (r *Registry) applyExtLocked() {
 		models = next
 	}
 	r.models = models
+	r.gen.Add(1)
 }
+
+// Generation changes whenever the model list may have: a models.json
+// reload, a provider registered or removed.
+func (r *Registry) Generation() uint64 { return r.gen.Load() }
 
 // extCustom is the request configuration (apiKey, authHeader) of an
 // extension's provider, when it set one: it replaces models.json's, as

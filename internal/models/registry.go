@@ -9,6 +9,7 @@ import (
 	"maps"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -30,6 +31,7 @@ type Registry struct {
 	base      []*llm.Model // the catalog and models.json
 	custom    map[string]*customProvider
 	ext       map[string]*extProvider // registerProvider, by name
+	gen       atomic.Uint64
 	extOrder  []string
 	configErr error
 	llama     *llamaState // nil while the llama.cpp provider is off

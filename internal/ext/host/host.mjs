@@ -22,7 +22,7 @@ import { createRequire } from "node:module";
 import * as api from "./api/index.mjs";
 import { makeRenderItem } from "./render.mjs";
 import { makeUIHost } from "./uihost.mjs";
-import { runStream } from "./provider.mjs";
+import { makeModelRegistry, runStream } from "./provider.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -490,12 +490,7 @@ function makeCtx(ext, signal, extra) {
 			return state.cwd;
 		},
 		sessionManager,
-		modelRegistry: {
-			find: (provider, id) => state.models?.find((m) => m.provider === provider && m.id === id),
-			getAll: () => state.models ?? [],
-			getAvailable: () => state.models ?? [],
-			getApiKey: () => request("call", { ext: ext.index, method: "getApiKey", args: [] }),
-		},
+		modelRegistry: makeModelRegistry(state, (method, ...args) => request("call", { ext: ext.index, method, args })),
 		get model() {
 			return state.model;
 		},

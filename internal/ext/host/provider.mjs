@@ -70,3 +70,24 @@ export async function runStream(config, p, signal, emit) {
 	}
 	return final;
 }
+
+// makeModelRegistry is ctx.modelRegistry: the lookups read the model
+// lists relay sends with its calls (all models, and those with
+// credentials); credentials are resolved by relay on request.
+export function makeModelRegistry(state, call) {
+	const all = () => state.allModels ?? state.models ?? [];
+	const available = () => state.models ?? [];
+	const same = (a, b) => a && b && a.provider === b.provider && a.id === b.id;
+	return {
+		find: (provider, id) => all().find((m) => m.provider === provider && m.id === id),
+		getAll: () => [...all()],
+		getAvailable: () => [...available()],
+		hasConfiguredAuth: (model) => available().some((m) => same(m, model)),
+		getApiKeyAndHeaders: (model) => call("getApiKeyAndHeaders", model),
+		getApiKey: async (model) => (await call("getApiKeyAndHeaders", model))?.apiKey,
+		getApiKeyForProvider: (provider) => call("getApiKeyForProvider", provider),
+		getProviderDisplayName: (provider) => state.providerNames?.[provider] ?? provider,
+		getError: () => undefined,
+		refresh: () => {},
+	};
+}
