@@ -171,3 +171,16 @@ func TestExtensionModelRegistry(t *testing.T) {
 		t.Errorf("ctx.modelRegistry answered %s", b)
 	}
 }
+
+// A project that needs a trust decision preloads the -e extensions before
+// the model registry exists: their providers still land in it.
+func TestExtensionProviderPreloadedForTrust(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "unused"}}}, map[string]any{"defaultProjectTrust": "always"})
+	if err := os.MkdirAll(filepath.Join(e.cwd, ".relay", "extensions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := e.runEnv([]string{"SCRIPTED_KEY=sk-e2e"}, "-p", "--model", "scripted/echo", "-e", scriptedExt(t), "preloaded")
+	if code != 0 || out != "echo: preloaded\n" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
+	}
+}

@@ -462,7 +462,9 @@ func (m *Manager) catalogState(rt *app.Runtime, st map[string]any) {
 	for _, md := range models {
 		fp.WriteString("#" + md.Provider + "/" + md.ID)
 	}
+	m.mu.Lock()
 	lister, _ := m.opts.Providers.(modelLister)
+	m.mu.Unlock()
 	if lister != nil {
 		fmt.Fprintf(&fp, "@%d", lister.Generation())
 	}
