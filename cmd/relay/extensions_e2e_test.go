@@ -292,7 +292,6 @@ func TestExtensionBadInput(t *testing.T) {
 		extPath(t, "faults/nodefault.ts") + ": nodefault.ts has no default export function",
 		extPath(t, "faults/loadthrow.ts") + ": factory exploded",
 		extPath(t, "faults/badschema.ts") + ": registerTool bad: parameters must be an object schema",
-		extPath(t, "faults/dup.ts") + ": tool read: a tool with that name is already registered",
 		extPath(t, "stamp.ts") + ": command /stamp: already registered by " + extPath(t, "faults/dup.ts"),
 	} {
 		if !strings.Contains(errOut, want) {
@@ -301,8 +300,12 @@ func TestExtensionBadInput(t *testing.T) {
 	}
 	// What failed left nothing behind; what loaded works.
 	raw := string(e.fake.Requests()[0].Raw)
-	if strings.Contains(raw, `"name":"half"`) || strings.Contains(raw, `"description":"shadow"`) {
+	if strings.Contains(raw, `"name":"half"`) {
 		t.Errorf("a failed registration reached the model: %s", raw)
+	}
+	// A tool named like a built-in replaces it (the original's rule).
+	if !strings.Contains(raw, `"description":"shadow"`) || strings.Contains(errOut, "tool read") {
+		t.Errorf("dup.ts's read did not replace the built-in quietly (stderr %s)", errOut)
 	}
 	if got := toolEnds(out)["dupok#d1"]; got != "dupok ran" {
 		t.Errorf("dupok (the rest of dup.ts) = %q", got)

@@ -184,3 +184,34 @@ func TestExtensionProviderPreloadedForTrust(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
 	}
 }
+
+// pi's tool-override.ts, unchanged: its read replaces relay's, blocks
+// .env files and reads the others.
+func TestPiExampleToolOverride(t *testing.T) {
+	ext := piExample(t, "tool-override.ts")
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{
+		toolCall("r1", "read", `{"path":".env"}`), toolCall("r2", "read", `{"path":"notes.txt"}`), {Text: "done"}}}, nil)
+	os.WriteFile(filepath.Join(e.cwd, ".env"), []byte("SECRET=1\n"), 0o644)
+	os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("line one\nline two\n"), 0o644)
+	out, errOut, code := e.run("--mode", "json", model, "-e", ext, "read my files")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	ends := toolEnds(out)
+	if got := ends["read#r1"]; !strings.Contains(got, `Access denied: ".env" matches a blocked pattern`) {
+		t.Errorf(".env read %q", got)
+	}
+	if got := ends["read#r2"]; got != "line one\nline two\n" {
+		t.Errorf("notes.txt read %q", got)
+	}
+	reqs := e.fake.Requests()
+	raw := string(reqs[0].Raw)
+	if !strings.Contains(raw, "Read the contents of a file with access logging") || strings.Count(raw, `"name":"read"`) != 1 {
+		t.Errorf("the model was not offered exactly the overriding read")
+	}
+	// The example logs each access in the agent dir.
+	log, _ := os.ReadFile(filepath.Join(e.agentDir, "read-access.log"))
+	if !strings.Contains(string(log), "BLOCKED") || !strings.Contains(string(log), "ALLOWED") {
+		t.Errorf("read-access.log: %q", log)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -327,7 +328,16 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		fmt.Fprintln(l.stderr, "Warning:", err)
 	}
 	if len(active) > 0 {
-		active = append(active, l.ext.ActiveByDefault()...)
+		for _, n := range l.ext.ActiveByDefault() {
+			if !slices.Contains(active, n) { // an override keeps the built-in's place
+				active = append(active, n)
+			}
+		}
+	}
+	if l.mode == modeTUI {
+		for name, src := range l.ext.Overrides() {
+			fmt.Fprintf(&l.modelNotes, "Warning: %s overrides the built-in tool %s\n", src, name)
+		}
 	}
 	active = addScriptTools(tools, active, st, seam, l.reg, func() *app.Runtime { return l.rt })
 	cfg := app.Config{

@@ -112,6 +112,7 @@ type Manager struct {
 	restarting chan struct{}
 	comps      map[int64]*hostComponent // host components the front end shows
 	virtual    map[string]*virtualModel // "provider/id" -> registerVirtualModel
+	shadowed   map[string]builtinTool   // built-in tools an extension tool replaced, by name
 	providers  map[string]*providerReg  // registerProvider, by name
 	// pendingProviders wait for BindProviders (registered before the
 	// model registry existed).
@@ -325,8 +326,13 @@ func (m *Manager) BindTools(reg *tool.Registry) []error {
 		if !ok {
 			continue
 		}
-		if err := reg.Add(t); err != nil {
-			errs = append(errs, &LoadError{Path: t.(*extTool).src, Err: fmt.Errorf("tool %s: a tool with that name is already registered", n)})
+		if old, taken := reg.Get(n); taken {
+			// A built-in tool of that name: the extension's replaces it
+			// (the original's rule), restored if the extension goes.
+			m.shadow(n, old, t.(*extTool).src)
+			reg.Replace(t)
+		} else if err := reg.Add(t); err != nil {
+			errs = append(errs, &LoadError{Path: t.(*extTool).src, Err: fmt.Errorf("tool %s: %w", n, err)})
 			continue
 		}
 		kept = append(kept, n)
@@ -522,6 +528,10 @@ func (m *Manager) clearRegs() {
 	m.regs = map[int64]func(){}
 	for _, n := range m.tools {
 		m.opts.Tools.Remove(n)
+		if b, ok := m.shadowed[n]; ok {
+			m.opts.Tools.Replace(b.tool)
+			delete(m.shadowed, n)
+		}
 	}
 	m.tools = nil
 	for _, n := range m.cmds {

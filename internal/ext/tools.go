@@ -50,6 +50,13 @@ func (m *Manager) addTool(src string, it regItem) error {
 			m.opts.Tools.Replace(t)
 			return nil
 		}
+		if _, isExt := old.(*extTool); !isExt {
+			// Registered after start-up over a built-in: it replaces it.
+			m.shadow(it.Name, old, src)
+			m.opts.Tools.Replace(t)
+			m.tools = append(m.tools, it.Name)
+			return nil
+		}
 		return fmt.Errorf("tool %s: a tool with that name is already registered", it.Name)
 	}
 	if err := m.opts.Tools.Add(t); err != nil {
@@ -148,4 +155,36 @@ func decodeResult(raw json.RawMessage) (tool.Result, error) {
 		out.Structured = r.Structured
 	}
 	return out, nil
+}
+
+// builtinTool is a relay tool an extension's tool of the same name
+// replaced.
+type builtinTool struct {
+	tool tool.Tool
+	by   string // the extension
+}
+
+// shadow records that src's tool replaces built-in old (under m.mu).
+func (m *Manager) shadow(name string, old tool.Tool, src string) {
+	if m.shadowed == nil {
+		m.shadowed = map[string]builtinTool{}
+	}
+	if _, done := m.shadowed[name]; !done {
+		m.shadowed[name] = builtinTool{tool: old, by: src}
+	}
+}
+
+// Overrides lists the built-in tools extensions replaced: tool name ->
+// the extension's path (the TUI warns about each, as the original does).
+func (m *Manager) Overrides() map[string]string {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]string, len(m.shadowed))
+	for n, b := range m.shadowed {
+		out[n] = b.by
+	}
+	return out
 }
