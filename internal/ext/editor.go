@@ -168,3 +168,26 @@ func (m *Manager) resetInputs() {
 		m.inputs, m.inputsConn = map[int64]int64{}, m.c
 	}
 }
+
+// deferredUI are the display calls that wait for the front end: an
+// extension's session_start handler runs before the TUI attaches its UI.
+var deferredUI = map[string]bool{
+	"notify": true, "setStatus": true, "setWidget": true, "setFooter": true, "setHeader": true, "setTitle": true,
+	"setWorkingMessage": true, "setWorkingVisible": true, "setWorkingIndicator": true, "setHiddenThinkingLabel": true,
+	"setEditorText": true, "pasteToEditor": true, "setToolsExpanded": true, "setEditorComponent": true,
+	"onTerminalInput": true, "offTerminalInput": true,
+}
+
+// deferUI keeps a display call made before the front end attached its
+// UI (in a mode that has one) and applies it once it is attached; false
+// for calls that do not wait (dialogs answer their defaults).
+func (m *Manager) deferUI(src, method string, args []json.RawMessage) bool {
+	if !m.opts.HasUI || m.opts.Hooks == nil || !deferredUI[method] {
+		return false
+	}
+	m.opts.Hooks.WhenUI(func(hooks.UI) {
+		// BindUI's goroutine must not wait for the host.
+		go func() { _, _ = m.uiCall(src, method, args) }()
+	})
+	return true
+}

@@ -2,6 +2,7 @@ package ext
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,4 +153,35 @@ func TestEditorComponentAndTerminalInput(t *testing.T) {
 	}
 	fn("q") // the listener unsubscribes itself
 	waitUntil(t, "listener unsubscribed", func() bool { ui.mu.Lock(); defer ui.mu.Unlock(); return ui.offs == 1 })
+}
+
+// statusUI records SetStatus.
+type statusUI struct {
+	hooks.Headless
+	mu  sync.Mutex
+	got []string
+}
+
+func (u *statusUI) SetStatus(key, text string) {
+	u.mu.Lock()
+	u.got = append(u.got, key+"="+text)
+	u.mu.Unlock()
+}
+
+// Display calls made before the front end attaches its UI (an
+// extension's session_start handler runs first) are applied once it is
+// attached; dialogs do not wait.
+func TestUICallsWaitForTheUI(t *testing.T) {
+	seam := hooks.New()
+	m := &Manager{opts: Options{HasUI: true, Hooks: seam}}
+	raw := func(v string) json.RawMessage { return json.RawMessage(`"` + v + `"`) }
+	if _, err := m.uiCall("ext.ts", "setStatus", []json.RawMessage{raw("mode"), raw("vim")}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := m.uiCall("ext.ts", "confirm", []json.RawMessage{raw("sure?"), raw("")}); ok != false {
+		t.Errorf("confirm without a UI = %v, want the default false", ok)
+	}
+	ui := &statusUI{}
+	defer seam.BindUI(ui)()
+	waitUntil(t, "status applied", func() bool { ui.mu.Lock(); defer ui.mu.Unlock(); return slices.Equal(ui.got, []string{"mode=vim"}) })
 }

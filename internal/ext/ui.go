@@ -14,6 +14,9 @@ import (
 // the seam's notice subscribers.
 func (m *Manager) uiCall(src, method string, args []json.RawMessage) (any, error) {
 	ui := m.ui()
+	if ui == nil && m.deferUI(src, method, args) {
+		return nil, nil
+	}
 	if ui == nil {
 		switch method {
 		case "confirm":

@@ -19,6 +19,7 @@ type Set struct {
 	// ends draw (render.go).
 	renderers renderRegistry
 	shown     shownSubs
+	onUI      uiWaiters // callbacks for the next BindUI (uibind.go)
 	// OnError receives failed handlers (the runtime turns them into
 	// extension_error events). Nil drops them.
 	OnError func(*HandlerError)

@@ -397,6 +397,7 @@ type uiBox struct{ ui UI }
 func (s *Set) BindUI(ui UI) (unbind func()) {
 	b := &uiBox{ui: ui}
 	s.ui.Store(b)
+	s.uiBound(ui)
 	return func() { s.ui.CompareAndSwap(b, nil) }
 }
 

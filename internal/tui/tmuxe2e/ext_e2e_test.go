@@ -153,3 +153,35 @@ func TestE2EExtensionMessageRenderer(t *testing.T) {
 		})
 	}
 }
+
+// modal-editor.ts: setEditorComponent with a CustomEditor subclass (vim
+// modes) on session_start; the TUI draws it in place of its editor, sends
+// it the keys, and its Enter submits the prompt.
+func TestE2EExtensionModalEditor(t *testing.T) {
+	modal := piExample(t, "modal-editor.ts")
+	e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "answer from the fake"}}}, map[string]any{"tuiMode": "fullscreen"})
+	e.withJiti()
+	e.start("-e", modal)
+	e.waitFor("─ INSERT", 60*time.Second)
+	e.text("helo")
+	e.waitFor("helo", 20*time.Second)
+	// Normal mode: h moves left, x deletes under the cursor, i inserts
+	// again there.
+	e.keys("Escape")
+	e.waitFor("─ NORMAL", 20*time.Second)
+	e.text("hhx")
+	e.waitFor("heo", 20*time.Second)
+	e.text("i")
+	e.waitFor("─ INSERT", 20*time.Second)
+	e.text("ll")
+	e.waitFor("hello", 20*time.Second)
+	e.keys("Enter")
+	s := e.waitFor("answer from the fake", 30*time.Second)
+	if !strings.Contains(s, "─ INSERT") {
+		t.Errorf("the extension's editor is gone after submitting:\n%s", s)
+	}
+	reqs := e.fake.Requests()
+	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Raw), "hello") {
+		t.Errorf("the prompt did not reach the model")
+	}
+}
