@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/relay-agent/relay/internal/llm/llmtest"
 )
@@ -213,5 +215,55 @@ func TestPiExampleToolOverride(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(e.agentDir, "read-access.log"))
 	if !strings.Contains(string(log), "BLOCKED") || !strings.Contains(string(log), "ALLOWED") {
 		t.Errorf("read-access.log: %q", log)
+	}
+}
+
+// pi's shutdown-command.ts, unchanged: ctx.shutdown() ends RPC mode once
+// the agent is idle (stdin still open), after the run that asked for it
+// finished; in print mode it is a no-op.
+func TestPiExampleShutdown(t *testing.T) {
+	ext := piExample(t, "shutdown-command.ts")
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{toolCall("x1", "finish_and_exit", `{}`), {Text: "all finished"}}, Repeat: false}, nil)
+	c := e.cmd(nil, "--mode", "rpc", "-e", ext, model)
+	c.Stdin = nil
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if _, err := io.WriteString(stdin, `{"id":"1","type":"prompt","message":"wrap up"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("relay exited with %v\n%s", err, errOut.String())
+		}
+	case <-time.After(2 * time.Minute):
+		_ = c.Process.Kill()
+		t.Fatalf("ctx.shutdown() did not end RPC mode (stdin open)\nstdout %s\nstderr %s", out.String(), errOut.String())
+	}
+	// The run that asked finished first: the tool's result and the last
+	// answer are out.
+	if got := toolEnds(out.String())["finish_and_exit#x1"]; got != "Shutdown requested. Exiting after this response." {
+		t.Errorf("finish_and_exit result %q", got)
+	}
+	if !strings.Contains(out.String(), "all finished") {
+		t.Errorf("the answer after the tool is missing:\n%s", out.String())
+	}
+	e.checkSessions()
+
+	// Print mode: a no-op, the run goes on to its answer.
+	e2 := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{toolCall("x1", "finish_and_exit", `{}`), {Text: "print finished"}}}, nil)
+	stdout, stderr, code := e2.run("-p", model, "-e", ext, "wrap up")
+	if code != 0 || stdout != "print finished\n" {
+		t.Errorf("print mode: exit %d stdout %q stderr %s", code, stdout, stderr)
 	}
 }

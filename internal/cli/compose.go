@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -76,9 +77,11 @@ type launch struct {
 	mcp           *mcp.Manager // nil when MCP is off or not configured
 	bugs          *bugreport.Feature
 	warm          *cachewarm.Warmer
-	ext           *ext.Manager // nil when no extension is configured
-	extStarted    bool         // startExtensions ran (early for --list-models)
-	extWaited     bool         // the extensions' load was waited for (and reported)
+	ext           *ext.Manager  // nil when no extension is configured
+	extStarted    bool          // startExtensions ran (early for --list-models)
+	shutdownReq   chan struct{} // closed by an extension's ctx.shutdown()
+	shutdownOnce  sync.Once
+	extWaited     bool // the extensions' load was waited for (and reported)
 }
 
 // exit ends the launch early with a status and no error (--export,
@@ -91,7 +94,7 @@ func run(ctx context.Context, a *Args, env config.Env, stdin io.Reader, stdout, 
 	if a.Offline {
 		env = env.With(config.EnvOffline, "1")
 	}
-	l := &launch{a: a, env: env, stdin: stdin, stdout: stdout, stderr: stderr}
+	l := &launch{a: a, env: env, stdin: stdin, stdout: stdout, stderr: stderr, shutdownReq: make(chan struct{})}
 	defer func() {
 		if l.warm != nil {
 			l.warm.Close()
@@ -487,7 +490,18 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 	var rc int
 	switch l.mode {
 	case modeRPC:
-		rc = rpcmode.Serve(ctx, rt, l.stdin, l.stdout, rpcmode.Options{Hooks: l.seam, Commands: l.cmds, Models: l.cycle, Export: exportHTML})
+		in := l.stdin
+		if l.ext != nil {
+			// ctx.shutdown() ends RPC as a closed stdin does, once idle.
+			pr, pw := io.Pipe()
+			go func() {
+				_, err := io.Copy(pw, l.stdin)
+				pw.CloseWithError(err)
+			}()
+			in = pr
+			go l.quitOnShutdown(ctx, rt, func() { pw.Close() }, stop)
+		}
+		rc = rpcmode.Serve(ctx, rt, in, l.stdout, rpcmode.Options{Hooks: l.seam, Commands: l.cmds, Models: l.cycle, Export: exportHTML})
 	case modeJSON:
 		rc = jsonmode.Run(ctx, rt, plain, l.stdout, l.stderr)
 	case modePrint:
@@ -496,6 +510,9 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 		}
 		rc = printmode.Run(ctx, rt, plain, l.stdout, l.stderr)
 	default:
+		if l.ext != nil {
+			go l.quitOnShutdown(ctx, rt, nil, stop)
+		}
 		// Flags beat settings for this run only.
 		if l.a.TUIMode != "" {
 			st.TUIMode = l.a.TUIMode

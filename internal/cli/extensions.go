@@ -100,7 +100,7 @@ func (l *launch) startExt(ctx context.Context, paths []string, st *settings.Sett
 	mode := map[mode]string{modeTUI: "tui", modeRPC: "rpc", modeJSON: "json", modePrint: "print"}[l.mode]
 	return ext.Start(ctx, ext.Options{Paths: paths, AgentDir: l.agentDir, Cwd: l.cwd, Mode: mode,
 		HasUI: l.mode == modeTUI || l.mode == modeRPC, Flags: l.a.ExtFlags, NpmCommand: st.NpmCommand,
-		Environ: environ(l.env), Hooks: l.seam, Commands: l.cmds, Log: extensionLog(l.agentDir), HandlerTimeout: timeout, Settings: st})
+		Environ: environ(l.env), Hooks: l.seam, Commands: l.cmds, Shutdown: l.requestShutdown, Log: extensionLog(l.agentDir), HandlerTimeout: timeout, Settings: st})
 }
 
 // extensionLog is where extensions' console output goes: a file in the
@@ -135,4 +135,28 @@ func (l *launch) waitExtensions(ctx context.Context) {
 	for _, err := range l.ext.Wait(ctx) {
 		fmt.Fprintf(l.stderr, "Warning: %v\n", err)
 	}
+}
+
+// requestShutdown is an extension's ctx.shutdown(): the TUI and RPC
+// front ends quit once the agent is idle; print and JSON modes end on
+// their own.
+func (l *launch) requestShutdown() {
+	l.shutdownOnce.Do(func() { close(l.shutdownReq) })
+}
+
+// quitOnShutdown waits for ctx.shutdown() and ends the front end once
+// the runtime is idle: RPC sees its input end (it finishes what is in
+// flight and exits 0), the TUI's context ends.
+func (l *launch) quitOnShutdown(ctx context.Context, rt interface{ WaitIdle() }, endInput, stop func()) {
+	select {
+	case <-l.shutdownReq:
+	case <-ctx.Done():
+		return
+	}
+	rt.WaitIdle()
+	if endInput != nil {
+		endInput()
+		return
+	}
+	stop()
 }

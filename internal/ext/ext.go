@@ -61,6 +61,8 @@ type Options struct {
 	Hooks    *hooks.Set
 	Commands *commands.Registry
 	Tools    *tool.Registry
+	// Shutdown is ctx.shutdown(): a graceful quit request (nil ignores it).
+	Shutdown func()
 	// Providers receives registerProvider (the model registry); nil
 	// ignores provider configurations (streams still work).
 	Providers      ProviderRegistry

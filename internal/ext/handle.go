@@ -447,6 +447,13 @@ func (m *Manager) apiCall(src, method string, args []json.RawMessage) (any, erro
 	case "waitForIdle":
 		rt.WaitIdle()
 		return nil, nil
+	case "shutdown":
+		// ctx.shutdown(): the front end quits once idle (print and JSON
+		// modes end on their own: no-op there).
+		if m.opts.Shutdown != nil {
+			m.opts.Shutdown()
+		}
+		return nil, nil
 	}
 	if res, ok, err := m.sessionAPI(rt, src, method, args); ok {
 		return res, err
