@@ -96,7 +96,7 @@ func newCmdRuntime(t *testing.T, replies ...string) *cmdEnv {
 	ms := &cmdModels{client: &cmdClient{texts: replies}, model: model}
 	reg, _ := tool.NewRegistry(cmdTool{})
 	rt, err := New(Config{Cwd: cwd, AgentDir: agentDir, Session: sess, Models: ms, Model: model,
-		Tools: reg, ActiveTools: []string{"probe"}, NoContext: true,
+		Tools: reg, Active: tool.NewActive([]string{"probe"}), NoContext: true,
 		Compaction: compaction.Settings{Enabled: false, ReserveTokens: 16384, KeepRecentTokens: 20000},
 		Now:        func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
 	if err != nil {

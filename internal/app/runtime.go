@@ -51,7 +51,9 @@ type Config struct {
 	// level a switch from a model without reasoning to one with it starts at.
 	DefaultThinking llm.ThinkingLevel
 	Tools           *tool.Registry
-	ActiveTools     []string
+	// Active is the selection of tools declared to the model, shared with
+	// what changes it (tool_search, MCP, Laya, extensions); nil = none.
+	Active *tool.Active
 	// Hooks is the seam features registered on before the runtime was
 	// built (the harness core, Laya, extensions); nil = a fresh one.
 	Hooks *hooks.Set
@@ -113,7 +115,7 @@ type Runtime struct {
 	sess        *session.Manager
 	model       *llm.Model
 	thinking    llm.ThinkingLevel
-	active      []string
+	active      *tool.Active
 	subs        map[int]func(agent.Event)
 	nextSub     int
 	emitMu      sync.Mutex
@@ -147,7 +149,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Commands == nil {
 		cfg.Commands = commands.New()
 	}
-	r := &Runtime{cfg: cfg, sess: cfg.Session, model: cfg.Model, thinking: cfg.Thinking, active: cfg.ActiveTools,
+	r := &Runtime{cfg: cfg, sess: cfg.Session, model: cfg.Model, thinking: cfg.Thinking, active: cfg.Active,
 		subs: map[int]func(agent.Event){}, autoCompact: cfg.Compaction.Enabled, hooks: cfg.Hooks, cmds: cfg.Commands}
 	r.registerCore()
 	if err := r.registerCommands(); err != nil {
@@ -337,7 +339,7 @@ func (r *Runtime) ContextMessages() []llm.Message {
 // activeSpecs returns the declarations of the active tools.
 func (r *Runtime) activeSpecs() []llm.ToolSpec {
 	r.mu.Lock()
-	names := append([]string(nil), r.active...)
+	names := r.active.Names()
 	r.mu.Unlock()
 	if len(names) == 0 {
 		// Registry.Specs() with no names means "all"; no active tools
@@ -345,20 +347,6 @@ func (r *Runtime) activeSpecs() []llm.ToolSpec {
 		return nil
 	}
 	return r.cfg.Tools.Specs(names...)
-}
-
-// ActiveTools returns the names of the enabled tools.
-func (r *Runtime) ActiveTools() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.active...)
-}
-
-// SetActiveTools changes the tool loadout; the next request persists it.
-func (r *Runtime) SetActiveTools(names []string) {
-	r.mu.Lock()
-	r.active = append([]string(nil), names...)
-	r.mu.Unlock()
 }
 
 func (r *Runtime) promptInputs() PromptInputs {
@@ -513,7 +501,7 @@ func (r *Runtime) failure(err error) *llm.AssistantMessage {
 func (r *Runtime) executeTool(ctx context.Context, call *llm.ToolCall, update func(agent.ToolOutcome)) agent.ToolOutcome {
 	t, ok := r.cfg.Tools.Get(call.Name)
 	active := false
-	for _, n := range r.ActiveTools() {
+	for _, n := range r.active.Names() {
 		if n == call.Name {
 			active = true
 		}
@@ -525,8 +513,19 @@ func (r *Runtime) executeTool(ctx context.Context, call *llm.ToolCall, update fu
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res := t.Execute(tool.WithCallID(ctx, call.ID), args, func(p tool.Result) { update(toOutcome(p)) })
+	res := t.Execute(ToolContext(tool.WithCallID(ctx, call.ID), r), args, func(p tool.Result) { update(toOutcome(p)) })
 	return toOutcome(res)
+}
+
+// ToolContext returns ctx carrying what a tool learns about the run that
+// calls it: the model, thinking level and session (tool.Turn) and the
+// open session (session.FromContext). The runtime executes every tool
+// under it; so does a feature that runs a tool itself (an extension's
+// ctx.executeTool).
+func ToolContext(ctx context.Context, r *Runtime) context.Context {
+	st, s := r.State(), r.Session()
+	t := tool.Turn{Model: st.Model, ThinkingLevel: llm.ThinkingLevel(st.ThinkingLevel), SessionID: st.SessionID, SessionFile: st.SessionFile}
+	return session.NewContext(tool.WithTurn(ctx, t), s)
 }
 
 func toOutcome(r tool.Result) agent.ToolOutcome {

@@ -50,7 +50,7 @@ func newRuntime(t *testing.T, replies ...reply) (*Runtime, *fakeClient) {
 	model := &llm.Model{ID: "m1", Provider: "fake", API: "fake-api", ContextWindow: 100000, MaxTokens: 8000}
 	reg, _ := tool.NewRegistry(echoTool{})
 	rt, err := New(Config{Cwd: t.TempDir(), Session: session.InMemory("/proj"), Models: &fakeModels{fc, model}, Model: model,
-		Tools: reg, ActiveTools: []string{"echo"}, NoContext: true,
+		Tools: reg, Active: tool.NewActive([]string{"echo"}), NoContext: true,
 		Compaction: compaction.Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}})
 	if err != nil {
 		t.Fatal(err)

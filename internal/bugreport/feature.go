@@ -12,6 +12,7 @@ import (
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
 	"github.com/relay-agent/relay/internal/hooks"
+	"github.com/relay-agent/relay/internal/tool"
 )
 
 // Options are what the reports need beyond the runtime.
@@ -22,7 +23,9 @@ type Options struct {
 	// AuthSource names where a provider's credential comes from (auth.json,
 	// environment, ...); nil leaves it out of the report.
 	AuthSource func(provider string) string
-	Now        func() time.Time // nil: time.Now
+	// Active is the runtime's tool selection, listed in the report.
+	Active *tool.Active
+	Now    func() time.Time // nil: time.Now
 }
 
 func (o Options) now() time.Time {

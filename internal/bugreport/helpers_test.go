@@ -39,16 +39,17 @@ func newCmdRuntime(t *testing.T, replies ...string) *cmdEnv {
 	}
 	ms := &apptest.Models{LLM: client, Model: model}
 	reg, _ := tool.NewRegistry(probeTool{})
+	active := tool.NewActive([]string{"probe"})
 	now := func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
 	seam, cmds := hooks.New(), commands.New()
 	rt, err := app.New(app.Config{Hooks: seam, Commands: cmds, Cwd: cwd, AgentDir: agentDir, Session: sess, Models: ms, Model: model,
-		Tools: reg, ActiveTools: []string{"probe"}, NoContext: true,
+		Tools: reg, Active: active, NoContext: true,
 		Compaction: compaction.Settings{Enabled: false, ReserveTokens: 16384, KeepRecentTokens: 20000}, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	f, err := Register(rt, seam, cmds, Options{Cwd: cwd, AgentDir: agentDir, Version: "test", Now: now})
+	f, err := Register(rt, seam, cmds, Options{Cwd: cwd, AgentDir: agentDir, Version: "test", Active: active, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,7 +197,7 @@ func (f *Feature) metadata(id, created, hint string, mode Transcript) (map[strin
 		"session":       sessInfo,
 		"thinkingLevel": string(f.rt.ThinkingLevel()),
 		"harnessCore":   f.seam != nil && f.seam.ToolCall.Has(),
-		"activeTools":   f.rt.ActiveTools(),
+		"activeTools":   f.o.Active.Names(),
 	}
 	if m := f.rt.Model(); m != nil {
 		rep["model"] = map[string]any{

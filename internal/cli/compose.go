@@ -19,6 +19,7 @@ import (
 	"github.com/relay-agent/relay/internal/apikeys"
 	"github.com/relay-agent/relay/internal/bugreport"
 	"github.com/relay-agent/relay/internal/cachewarm"
+	"github.com/relay-agent/relay/internal/tool"
 
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/app"
@@ -320,7 +321,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		}}); err != nil {
 		return err
 	}
-	tools, active, toolWarns := buildTools(a, st, l.cwd, func() *app.Runtime { return l.rt })
+	tools, active, toolWarns := buildTools(a, st, l.cwd)
 	for _, w := range toolWarns {
 		fmt.Fprintln(l.stderr, "Warning:", w)
 	}
@@ -342,11 +343,15 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 			fmt.Fprintf(&l.modelNotes, "Warning: %s overrides the built-in tool %s\n", src, name)
 		}
 	}
-	active = addScriptTools(tools, active, st, seam, l.reg, func() *app.Runtime { return l.rt })
+	// The tool selection is shared: the runtime declares it, tool_search,
+	// codemode, MCP, Laya and extensions read and change it.
+	loadout := tool.NewActive(nil)
+	active = addScriptTools(tools, active, st, seam, l.reg, loadout)
+	loadout.Set(active)
 	cfg := app.Config{
 		Env: l.env, Cwd: l.cwd, AgentDir: l.agentDir, Session: l.sess, Models: l.src, Model: l.model, Thinking: l.thinking,
 		DefaultThinking: st.DefaultThinkingLevel,
-		Tools:           tools, ActiveTools: active, Hooks: seam, Commands: cmds, HTTPClient: proxyClient(st.HTTPProxy),
+		Tools:           tools, Active: loadout, Hooks: seam, Commands: cmds, HTTPClient: proxyClient(st.HTTPProxy),
 		NoContext:  a.NoContext,
 		Compaction: compactionSettings(st.Compaction.Enabled, st.CompactionFor("", "")),
 		CompactionFor: func(p, id string) compaction.Settings {
@@ -389,7 +394,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	// laya/auto: a virtual model in the registry the runtime sees, routed
 	// through the seam once the runtime exists.
 	drv := layaauto.New(layaauto.Options{Settings: st, AgentDir: l.agentDir, Cwd: l.cwd, Env: llamaEnv(l.reg, l.env), PolicyFlag: a.LayaPolicy,
-		Interactive: l.mode == modeTUI, Version: Version, Tools: tools, Resources: l.loaded}, cfg.Models)
+		Interactive: l.mode == modeTUI, Version: Version, Tools: tools, Active: loadout, Resources: l.loaded}, cfg.Models)
 	cfg.Models, cfg.Model = drv.Models(), drv.Model(cfg.Model)
 	cfg.Models = l.ext.Models(cfg.Models) // extensions' virtual models
 	l.cycle = app.ModelCycle{Scoped: l.scoped, Models: cfg.Models}
@@ -398,7 +403,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		return err
 	}
 	l.rt, l.sess = rt, nil
-	l.ext.Attach(rt)
+	l.ext.Attach(rt, loadout)
 	if err := drv.Attach(rt, seam, cmds); err != nil {
 		return err
 	}
@@ -411,7 +416,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		SignIn: l.signIns, NoBrowser: noBrowser(l.env), Notify: seam.Notify, OpenURL: l.browser()}); err != nil {
 		return err
 	}
-	bo := bugreport.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env, Version: Version}
+	bo := bugreport.Options{Cwd: l.cwd, AgentDir: l.agentDir, Env: l.env, Version: Version, Active: loadout}
 	if l.reg != nil {
 		bo.AuthSource = l.reg.AuthSource
 	}
@@ -424,7 +429,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	if err := registerLlama(l.reg, st, l.env, l.agentDir, seam, cmds); err != nil {
 		return err
 	}
-	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, rt, len(active) > 0, l.stderr)
+	l.mcp = startMCP(l.env, st, l.agentDir, l.cwd, l.trusted, seam, cmds, tools, loadout, rt, len(active) > 0, l.stderr)
 	for _, d := range l.loaded.Get().Diagnostics {
 		fmt.Fprintln(l.stderr, "Warning:", d)
 	}

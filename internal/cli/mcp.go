@@ -55,7 +55,7 @@ func environ(env config.Env) []string {
 // the servers in the background and registers them on the seam. It returns
 // nil when MCP is off or nothing is configured.
 func startMCP(env config.Env, st *settings.Settings, agentDir, cwd string, trusted bool, seam *hooks.Set, cmds *commands.Registry,
-	reg *tool.Registry, rt *app.Runtime, toolsOn bool, stderr io.Writer) *mcp.Manager {
+	reg *tool.Registry, active *tool.Active, rt *app.Runtime, toolsOn bool, stderr io.Writer) *mcp.Manager {
 	if builtinDisabled(st, "mcp") {
 		return nil
 	}
@@ -67,7 +67,7 @@ func startMCP(env config.Env, st *settings.Settings, agentDir, cwd string, trust
 	m := mcp.NewManager(mcp.Options{Cwd: cwd, Config: loaded, ClientVersion: Version, Getenv: env.Get, Environ: environ(env),
 		Log:  mcp.NewServerLog(filepath.Join(agentDir, "mcp.log")),
 		Auth: mcp.NewCredentialStore(filepath.Join(agentDir, "mcp-auth.json"))})
-	host := &mcpHost{reg: reg, rt: rt, toolsOn: toolsOn, autoCodemode: loaded.AutoEnableCodemode == nil || *loaded.AutoEnableCodemode}
+	host := &mcpHost{reg: reg, active: active, toolsOn: toolsOn, autoCodemode: loaded.AutoEnableCodemode == nil || *loaded.AutoEnableCodemode}
 	if _, err := m.Register(seam, cmds, host); err != nil {
 		fmt.Fprintf(stderr, "Warning: mcp: %v\n", err)
 		m.Close()
@@ -90,7 +90,7 @@ func startMCP(env config.Env, st *settings.Settings, agentDir, cwd string, trust
 // false) and tool_search once one has deferred tools, so they are reachable.
 type mcpHost struct {
 	reg          *tool.Registry
-	rt           toolsearch.Loadout
+	active       toolsearch.Loadout
 	toolsOn      bool // false with --no-tools and an empty defaultTools
 	autoCodemode bool
 
@@ -128,7 +128,7 @@ func (h *mcpHost) SetMCPTools(ts []mcp.Exposed) {
 		}
 	}
 	if h.toolsOn {
-		active := h.rt.ActiveTools()
+		active := h.active.Names()
 		next := make([]string, 0, len(active)+len(order))
 		have := map[string]bool{}
 		changed := false
@@ -147,7 +147,7 @@ func (h *mcpHost) SetMCPTools(ts []mcp.Exposed) {
 			}
 		}
 		if changed {
-			h.rt.SetActiveTools(next)
+			h.active.Set(next)
 		}
 	}
 	h.names, h.direct = names, direct

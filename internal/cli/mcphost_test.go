@@ -20,8 +20,8 @@ func (n namedTool) Execute(context.Context, json.RawMessage, func(tool.Result)) 
 
 type loadout struct{ active []string }
 
-func (l *loadout) ActiveTools() []string         { return slices.Clone(l.active) }
-func (l *loadout) SetActiveTools(names []string) { l.active = slices.Clone(names) }
+func (l *loadout) Names() []string    { return slices.Clone(l.active) }
+func (l *loadout) Set(names []string) { l.active = slices.Clone(names) }
 
 // MCP tools reachable only through codemode or tool_search activate those
 // tools; autoEnableCodemode false leaves codemode alone.
@@ -41,7 +41,7 @@ func TestMCPHostActivatesCodemodeAndToolSearch(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			reg, _ := tool.NewRegistry(namedTool("read"), namedTool("codemode"), namedTool("tool_search"))
 			lo := &loadout{active: []string{"read"}}
-			h := &mcpHost{reg: reg, rt: lo, toolsOn: true, autoCodemode: c.auto}
+			h := &mcpHost{reg: reg, active: lo, toolsOn: true, autoCodemode: c.auto}
 			var ts []mcp.Exposed
 			for i, x := range c.exposures {
 				ts = append(ts, mcp.Exposed{Tool: namedTool("mcp__s__t" + string(rune('0'+i))), Exposure: x})

@@ -5,10 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/codemode"
 	"github.com/relay-agent/relay/internal/hooks"
-	"github.com/relay-agent/relay/internal/session"
 	"github.com/relay-agent/relay/internal/settings"
 	"github.com/relay-agent/relay/internal/tool"
 	"github.com/relay-agent/relay/internal/tool/builtin"
@@ -24,30 +22,13 @@ import (
 // empty registry is what makes -nt (and -nbt, -t with only unknown names,
 // defaultTools: []) send no tools at all. relay has no extension or SDK
 // tools yet, so -nbt and -nt are the same.
-func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runtime) (*tool.Registry, []string, []string) {
+//
+// The tools learn the run that calls them (model, thinking level, session)
+// from the call's context (tool.TurnFrom), so nothing here waits for the
+// runtime.
+func buildTools(a *Args, st *settings.Settings, cwd string) (*tool.Registry, []string, []string) {
 	env := builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix,
 		ImagesAutoResize: st.Images.AutoResize, ImagesBlock: st.Images.BlockImages}
-	env.ModelSupportsImages = func() bool {
-		if r := rt(); r != nil && r.Model() != nil {
-			return r.Model().SupportsImages()
-		}
-		return true
-	}
-	env.ExtraEnv = func() []string {
-		r := rt()
-		if r == nil {
-			return nil
-		}
-		s := r.Session()
-		out := []string{"RELAY_SESSION_ID=" + s.SessionID(), "RELAY_REASONING_LEVEL=" + string(r.ThinkingLevel())}
-		if f := s.SessionFile(); f != "" {
-			out = append(out, "RELAY_SESSION_FILE="+f)
-		}
-		if m := r.Model(); m != nil {
-			out = append(out, "RELAY_PROVIDER="+m.Provider, "RELAY_MODEL="+m.ID)
-		}
-		return out
-	}
 	known := builtin.Names()
 	for _, x := range scriptTools {
 		if !builtinDisabled(st, x.builtin) {
@@ -68,11 +49,11 @@ func buildTools(a *Args, st *settings.Settings, cwd string, rt func() *app.Runti
 }
 
 // addScriptTools registers the built-in extensions' tools, codemode and
-// tool_search (inactive unless selected), and returns the tools to
-// declare to the model. codemode.mode "only" hides the active direct
+// tool_search (inactive unless selected; active is the selection they
+// read and change), and returns the tools to declare to the model. codemode.mode "only" hides the active direct
 // tools, which scripts still call; "on" keeps them declared with a note on
 // calling them from scripts.
-func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, seam *hooks.Set, catalog codemode.ModelCatalog, rt func() *app.Runtime) []string {
+func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, seam *hooks.Set, catalog codemode.ModelCatalog, loadout *tool.Active) []string {
 	if len(active) == 0 {
 		// Nothing is declared (-nt, defaultTools: []): see buildTools.
 		return active
@@ -83,20 +64,11 @@ func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, 
 	cfg := codemode.Config{Tools: reg, Hooks: seam, Models: catalog,
 		Mode:         func() string { return st.Codemode.Mode },
 		InlineBudget: func() int { return st.Codemode.InlineBudget },
-		Session: func() *session.Manager {
-			if r := rt(); r != nil {
-				return r.Session()
-			}
-			return nil
-		},
 		Active: func() []string {
-			if r := rt(); r != nil {
-				if only {
-					return append(r.ActiveTools(), selected...)
-				}
-				return r.ActiveTools()
+			if only {
+				return append(loadout.Names(), selected...)
 			}
-			return selected
+			return loadout.Names()
 		},
 	}
 	if codemodeOn && !only {
@@ -112,12 +84,7 @@ func addScriptTools(reg *tool.Registry, active []string, st *settings.Settings, 
 		_ = reg.Add(codemode.New(cfg))
 	}
 	if !builtinDisabled(st, "tool-search") {
-		_ = reg.Add(toolsearch.New(reg, func() toolsearch.Loadout {
-			if r := rt(); r != nil {
-				return r
-			}
-			return nil
-		}))
+		_ = reg.Add(toolsearch.New(reg, loadout))
 	}
 	if !only {
 		return active

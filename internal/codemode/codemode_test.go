@@ -77,8 +77,7 @@ func newFixture(t testing.TB, extra ...tool.Tool) *fixture {
 		t.Fatal(err)
 	}
 	f.sess = session.InMemory(dir)
-	f.tool = codemode.New(codemode.Config{Tools: f.reg, Hooks: f.seam, TempDir: dir,
-		Session: func() *session.Manager { return f.sess }})
+	f.tool = codemode.New(codemode.Config{Tools: f.reg, Hooks: f.seam, TempDir: dir})
 	if err := f.reg.Add(f.tool); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +86,8 @@ func newFixture(t testing.TB, extra ...tool.Tool) *fixture {
 
 func (f *fixture) run(t testing.TB, args string) (tool.Result, string) {
 	t.Helper()
-	ctx := tool.WithCallID(context.Background(), "call_1")
+	// The runtime puts the session on every call's context (store/load).
+	ctx := session.NewContext(tool.WithCallID(context.Background(), "call_1"), f.sess)
 	r := f.tool.Execute(ctx, json.RawMessage(args), nil)
 	var sb strings.Builder
 	for _, b := range r.Content {

@@ -2,6 +2,8 @@ package codemode
 
 import (
 	"encoding/json"
+
+	"github.com/relay-agent/relay/internal/session"
 )
 
 type storeEntry struct {
@@ -9,14 +11,11 @@ type storeEntry struct {
 	Delete []string                   `json:"delete"`
 }
 
-// loadStore applies the codemode-store entries on the current branch from
-// the root, so each branch sees only the values written on its path.
-func (t *Tool) loadStore() map[string]json.RawMessage {
+// loadStore applies the codemode-store entries on sess's current branch
+// from the root, so each branch sees only the values written on its path.
+// The session is the one on the call's context (none outside a run).
+func loadStore(sess *session.Manager) map[string]json.RawMessage {
 	store := map[string]json.RawMessage{}
-	if t.cfg.Session == nil {
-		return store
-	}
-	sess := t.cfg.Session()
 	if sess == nil {
 		return store
 	}
@@ -39,11 +38,8 @@ func (t *Tool) loadStore() map[string]json.RawMessage {
 	return store
 }
 
-func (t *Tool) saveStore(set map[string]json.RawMessage, del []string) {
-	if t.cfg.Session == nil {
-		return
-	}
-	if sess := t.cfg.Session(); sess != nil {
+func saveStore(sess *session.Manager, set map[string]json.RawMessage, del []string) {
+	if sess != nil {
 		if del == nil {
 			del = []string{}
 		}

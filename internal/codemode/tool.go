@@ -47,8 +47,6 @@ type Config struct {
 	// Active returns the tools declared to the model: direct tools are
 	// callable from scripts only when active. Nil: every direct tool.
 	Active func() []string
-	// Session returns the current session, for store()/load().
-	Session func() *session.Manager
 	// Mode is codemode.mode ("on" or "only"), InlineBudget
 	// codemode.inlineBudget.
 	Mode         func() string
@@ -293,7 +291,7 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, onUpdate func(
 	}
 	callable := t.callable()
 	byName := map[string]tool.Tool{}
-	host := &Host{Store: t.loadStore()}
+	host := &Host{Store: loadStore(session.FromContext(ctx))}
 	all := make([]map[string]string, 0, len(callable))
 	for _, x := range callable {
 		s := x.Spec()
@@ -364,7 +362,7 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, onUpdate func(
 	}
 	out := Run(ctx, code, timeout, host)
 	if out.OK && (len(out.StoreSet) > 0 || len(out.StoreDelete) > 0) {
-		t.saveStore(out.StoreSet, out.StoreDelete)
+		saveStore(session.FromContext(ctx), out.StoreSet, out.StoreDelete)
 	}
 	return t.result(out, rec, opts, time.Since(start))
 }

@@ -204,7 +204,8 @@ func (m *Manager) executeTool(rt *app.Runtime, args []json.RawMessage) map[strin
 	if v := seam.RunToolCall(ctx, hooks.ToolCall{Call: call}); v.Block {
 		return errResult(v.Reason)
 	}
-	r := t.Execute(tool.WithCallID(ctx, call.ID), call.Arguments, nil)
+	// The tool learns the run (model, session) as under the agent.
+	r := t.Execute(app.ToolContext(tool.WithCallID(ctx, call.ID), rt), call.Arguments, nil)
 	res := &llm.ToolResultMessage{ToolCallID: call.ID, ToolName: name, Content: r.Content, IsError: r.IsError}
 	if r.Details != nil {
 		res.Details, _ = json.Marshal(r.Details)

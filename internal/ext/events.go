@@ -440,7 +440,7 @@ func (m *Manager) state() map[string]any {
 	st["sessionFile"] = s.SessionFile()
 	st["sessionId"] = s.SessionID()
 	st["leafId"] = s.LeafID()
-	st["activeTools"] = rt.ActiveTools()
+	st["activeTools"] = m.loadout().Names()
 	m.catalogState(rt, st)
 	return st
 }

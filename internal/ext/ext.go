@@ -105,6 +105,7 @@ type Manager struct {
 	async    map[string][]asyncHandler // event -> handlers fed from runtime events
 	updates  map[int64]func(json.RawMessage)
 	rt       *app.Runtime
+	active   *tool.Active // the runtime's tool selection (Attach)
 	closed   bool
 	restarts []time.Time
 	regErrs  []error         // refused registrations during the first load
@@ -300,13 +301,13 @@ func (m *Manager) initialState() map[string]any {
 
 // Attach binds the runtime once it exists: API calls that act on the
 // session and model, runtime events for the observing handlers, and the
-// extension tools made active.
-func (m *Manager) Attach(rt *app.Runtime) {
+// extension tools made active in active, the runtime's tool selection.
+func (m *Manager) Attach(rt *app.Runtime, active *tool.Active) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
-	m.rt = rt
+	m.rt, m.active = rt, active
 	m.mu.Unlock()
 	rt.Subscribe(m.forward)
 	m.activate(m.ToolNames())
@@ -374,12 +375,12 @@ func (m *Manager) ToolNames() []string {
 // activate adds names to the runtime's active tools (when tools are on).
 func (m *Manager) activate(names []string) {
 	m.mu.Lock()
-	rt := m.rt
+	lo := m.active
 	m.mu.Unlock()
-	if rt == nil || len(names) == 0 {
+	if lo == nil || len(names) == 0 {
 		return
 	}
-	active := rt.ActiveTools()
+	active := lo.Names()
 	if len(active) == 0 {
 		// No tools at all (-nt, defaultTools: []): extensions do not
 		// change that.
@@ -392,8 +393,15 @@ func (m *Manager) activate(names []string) {
 		}
 	}
 	if len(next) != len(active) {
-		rt.SetActiveTools(next)
+		lo.Set(next)
 	}
+}
+
+// loadout is the runtime's tool selection (nil before Attach).
+func (m *Manager) loadout() *tool.Active {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.active
 }
 
 // Close ends the host. Handlers registered on the seam stay but fail fast.

@@ -423,7 +423,9 @@ func (m *Manager) apiCall(src, method string, args []json.RawMessage) (any, erro
 	case "setSessionName":
 		return nil, rt.SetSessionName(arg[string](args, 0))
 	case "setActiveTools":
-		rt.SetActiveTools(arg[[]string](args, 0))
+		if lo := m.loadout(); lo != nil {
+			lo.Set(arg[[]string](args, 0))
+		}
 		return nil, nil
 	case "setThinkingLevel":
 		return nil, rt.SetThinkingLevel(llm.ThinkingLevel(arg[string](args, 0)))

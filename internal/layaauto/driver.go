@@ -86,6 +86,9 @@ type Options struct {
 	Version string
 	// Tools is the registry laya_learn joins (not active until /laya learn).
 	Tools *tool.Registry
+	// Active is the runtime's tool selection, which routing narrows and
+	// tool retrieval widens (nil: a selection of the driver's own).
+	Active *tool.Active
 	// Resources are the loaded skills the plan may name (nil = none).
 	Resources *app.Resources
 	Now       func() time.Time
@@ -96,6 +99,9 @@ type Options struct {
 func New(o Options, models app.Models) *Driver {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Active == nil {
+		o.Active = tool.NewActive(nil)
 	}
 	cfg := Config(o.Settings, o.AgentDir, o.Env)
 	// A stored credential for the laya provider wins over LAYA_API_KEY.
@@ -134,6 +140,9 @@ func New(o Options, models app.Models) *Driver {
 func NewWithRouter(o Options, models app.Models, router *laya.Router) *Driver {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Active == nil {
+		o.Active = tool.NewActive(nil)
 	}
 	d := &Driver{opts: o, models: models, router: router}
 	d.registerLearnTool()
@@ -278,7 +287,7 @@ func (d *Driver) restoreLayaTools(ls *Driver) {
 	ls.baseline = nil
 	ls.mu.Unlock()
 	if base != nil {
-		d.rt.SetActiveTools(base)
+		d.opts.Active.Set(base)
 	}
 }
 
@@ -299,7 +308,7 @@ func (d *Driver) routePrompt(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	active := d.rt.ActiveTools()
+	active := d.opts.Active.Names()
 	deact := ls.router.UnneededTools(st, active)
 	if len(deact) > 0 {
 		drop := map[string]bool{}
@@ -312,7 +321,7 @@ func (d *Driver) routePrompt(ctx context.Context, text string) error {
 				keep = append(keep, n)
 			}
 		}
-		d.rt.SetActiveTools(keep)
+		d.opts.Active.Set(keep)
 	}
 	d.retrieveTools(text)
 	ls.mu.Lock()
@@ -647,13 +656,13 @@ func (d *Driver) learnCommand(ctx context.Context, file string) (string, error) 
 	ls.learn = &laya.LearnSession{Session: source, Tasks: tasks}
 	ls.learned = ""
 	ls.mu.Unlock()
-	active := d.rt.ActiveTools()
+	active := d.opts.Active.Names()
 	has := false
 	for _, n := range active {
 		has = has || n == laya.LearnToolName
 	}
 	if !has {
-		d.rt.SetActiveTools(append(active, laya.LearnToolName))
+		d.opts.Active.Set(append(active, laya.LearnToolName))
 	}
 	if err := d.sendLayaText(ctx, laya.LearnPrompt(tasks, file)); err != nil {
 		return "", err
@@ -816,8 +825,6 @@ type Runtime interface {
 	Session() *session.Manager
 	Model() *llm.Model
 	ThinkingLevel() llm.ThinkingLevel
-	ActiveTools() []string
-	SetActiveTools(names []string)
 	Subscribe(fn func(agent.Event)) func()
 	Prompt(ctx context.Context, text string, images []llm.ImageContent) error
 }

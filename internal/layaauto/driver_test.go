@@ -98,10 +98,11 @@ func newLayaRuntime(t *testing.T, cfg laya.Config, replies ...apptest.Reply) *la
 		cfg.EscalateAfterFailures = 3
 	}
 	cfg.Telemetry, cfg.Memory = true, true
-	d := NewWithRouter(Options{AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg}, cat, laya.New(cfg, cat))
+	active := tool.NewActive([]string{"echo", "edit"})
+	d := NewWithRouter(Options{AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg, Active: active}, cat, laya.New(cfg, cat))
 	seam := hooks.New()
 	rt, err := app.New(app.Config{Hooks: seam, Cwd: t.TempDir(), AgentDir: agentDir, Session: session.InMemory("/proj"), Models: d.Models(), Model: d.Model(laya.AutoModel()),
-		Tools: reg, ActiveTools: []string{"echo", "edit"}, NoContext: true,
+		Tools: reg, Active: active, NoContext: true,
 		Retry: agent.RetryPolicy{Enabled: true, MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func (d *Driver) retrieveTools(request string) []string {
 	if limit <= 0 || d.opts.Tools == nil {
 		return nil
 	}
-	active := d.rt.ActiveTools()
+	active := d.opts.Active.Names()
 	var docs []toolsearch.Doc
 	for _, n := range d.opts.Tools.Names() {
 		if t, ok := d.opts.Tools.Get(n); ok && tool.ExposureOf(t) == tool.ExposeDeferred && !slices.Contains(active, n) {
@@ -61,7 +61,7 @@ func (d *Driver) retrieveTools(request string) []string {
 		return nil
 	}
 	applied := append(slices.Clone(active), names...)
-	d.rt.SetActiveTools(applied)
+	d.opts.Active.Set(applied)
 	d.mu.Lock()
 	d.retrieved = &retrieved{before: active, applied: applied}
 	d.mu.Unlock()
@@ -75,8 +75,8 @@ func (d *Driver) restoreRetrieved() {
 	r := d.retrieved
 	d.retrieved = nil
 	d.mu.Unlock()
-	if r != nil && slices.Equal(d.rt.ActiveTools(), r.applied) {
-		d.rt.SetActiveTools(r.before)
+	if r != nil && slices.Equal(d.opts.Active.Names(), r.applied) {
+		d.opts.Active.Set(r.before)
 	}
 }
 

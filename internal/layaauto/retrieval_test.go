@@ -58,10 +58,11 @@ func TestToolRetrieval(t *testing.T) {
 	st.Laya.ToolRetrievalTelemetry = true
 	fc := &apptest.FakeClient{Replies: []apptest.Reply{apptest.Call("mcp__gh__search_issues", `{}`), apptest.Say("done"), apptest.Say("done")}}
 	agentDir := t.TempDir()
-	d := New(Options{Settings: st, AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg}, newLayaCatalog(fc, "anthropic"))
+	active := tool.NewActive([]string{"read"})
+	d := New(Options{Settings: st, AgentDir: agentDir, Cwd: t.TempDir(), Tools: reg, Active: active}, newLayaCatalog(fc, "anthropic"))
 	seam := hooks.New()
 	rt, err := app.New(app.Config{Hooks: seam, Cwd: t.TempDir(), AgentDir: t.TempDir(), Session: session.InMemory("/p"), Models: d.Models(),
-		Model: d.Model(laya.AutoModel()), NoContext: true, Tools: reg, ActiveTools: []string{"read"}})
+		Model: d.Model(laya.AutoModel()), NoContext: true, Tools: reg, Active: active})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestToolRetrieval(t *testing.T) {
 	if err := rt.Prompt(context.Background(), "What does main.go do?", nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := rt.ActiveTools(); !slices.Equal(got, []string{"read"}) {
+	if got := active.Names(); !slices.Equal(got, []string{"read"}) {
 		t.Errorf("after the next request: active %v, want the baseline", got)
 	}
 	// laya.toolRetrievalTelemetry: counts only, one line per request.

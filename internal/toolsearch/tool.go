@@ -19,23 +19,23 @@ const DefaultLimit = 8
 // maxLimit bounds a model-chosen limit.
 const maxLimit = 50
 
-// Loadout is the part of the runtime the tool changes: the session's
-// active (declared) tools.
+// Loadout is what the tool changes: the active (declared) tools
+// (*tool.Active, shared with the runtime).
 type Loadout interface {
-	ActiveTools() []string
-	SetActiveTools(names []string)
+	Names() []string
+	Set(names []string)
 }
 
 // Tool is tool_search.
 type Tool struct {
 	tools   *tool.Registry
-	loadout func() Loadout
+	loadout Loadout
 	cache   Cache
 }
 
-// New returns the tool over reg. loadout returns the runtime once it
-// exists (the tool is built before it).
-func New(reg *tool.Registry, loadout func() Loadout) *Tool {
+// New returns the tool over reg; found tools join loadout (nil: none is
+// loaded).
+func New(reg *tool.Registry, loadout Loadout) *Tool {
 	return &Tool{tools: reg, loadout: loadout}
 }
 
@@ -78,13 +78,10 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, _ func(tool.Re
 	if len(hits) == 0 {
 		return tool.Text(fmt.Sprintf("No tools match %q (%d deferred tools searched). Try other words.", in.Query, len(docs)))
 	}
-	var lo Loadout
-	if t.loadout != nil {
-		lo = t.loadout()
-	}
+	lo := t.loadout
 	var loaded []string
 	if lo != nil {
-		active := lo.ActiveTools()
+		active := lo.Names()
 		have := map[string]bool{}
 		for _, n := range active {
 			have[n] = true
@@ -97,7 +94,7 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, _ func(tool.Re
 			}
 		}
 		if len(loaded) > 0 {
-			lo.SetActiveTools(active)
+			lo.Set(active)
 		}
 	}
 	var sb strings.Builder

@@ -79,8 +79,8 @@ func TestSearchRanks(t *testing.T) {
 
 type loadout struct{ active []string }
 
-func (l *loadout) ActiveTools() []string     { return append([]string(nil), l.active...) }
-func (l *loadout) SetActiveTools(n []string) { l.active = append([]string(nil), n...) }
+func (l *loadout) Names() []string { return append([]string(nil), l.active...) }
+func (l *loadout) Set(n []string)  { l.active = append([]string(nil), n...) }
 
 func TestToolSearchActivatesDeferredTools(t *testing.T) {
 	reg, _ := tool.NewRegistry(
@@ -90,7 +90,7 @@ func TestToolSearchActivatesDeferredTools(t *testing.T) {
 		deferred("mcp__db__query", "SQL query", ""),
 	)
 	lo := &loadout{active: []string{"read", "tool_search"}}
-	ts := toolsearch.New(reg, func() toolsearch.Loadout { return lo })
+	ts := toolsearch.New(reg, lo)
 	res := ts.Execute(context.Background(), json.RawMessage(`{"query":"github issue","limit":1}`), nil)
 	text := res.Content[0].(*llm.TextContent).Text
 	if res.IsError || !strings.Contains(text, "mcp__github__") {

@@ -67,7 +67,7 @@ var sessionVars = []string{"RELAY_SESSION_ID", "RELAY_SESSION_FILE", "RELAY_PROV
 
 // commandEnv is the process environment without inherited session
 // variables, with GIT_TERMINAL_PROMPT=0 and the caller's extra variables.
-func commandEnv(extra func() []string) []string {
+func commandEnv(extra []string) []string {
 	base := os.Environ()
 	out := make([]string, 0, len(base)+8)
 	for _, kv := range base {
@@ -86,8 +86,23 @@ func commandEnv(extra func() []string) []string {
 	for _, kv := range config.ChildMarkers() {
 		out = append(out, kv[0]+"="+kv[1])
 	}
-	if extra != nil {
-		out = append(out, extra()...)
+	return append(out, extra...)
+}
+
+// turnEnv are the variables a tool command learns the run from
+// (RELAY_SESSION_ID, RELAY_SESSION_FILE, RELAY_PROVIDER, RELAY_MODEL,
+// RELAY_REASONING_LEVEL), from the run on ctx; none outside a run.
+func turnEnv(ctx context.Context) []string {
+	turn, ok := tool.TurnFrom(ctx)
+	if !ok {
+		return nil
+	}
+	out := []string{"RELAY_SESSION_ID=" + turn.SessionID, "RELAY_REASONING_LEVEL=" + string(turn.ThinkingLevel)}
+	if turn.SessionFile != "" {
+		out = append(out, "RELAY_SESSION_FILE="+turn.SessionFile)
+	}
+	if m := turn.Model; m != nil {
+		out = append(out, "RELAY_PROVIDER="+m.Provider, "RELAY_MODEL="+m.ID)
 	}
 	return out
 }
@@ -143,7 +158,7 @@ func (t *shellTool) Execute(ctx context.Context, raw json.RawMessage, onUpdate f
 	}
 	out := newOutputAccumulator(t.env.tempDir(), t.kind.tempPrefix)
 	up := newThrottledUpdates(onUpdate, out)
-	exit, runErr := shell.Run(runCtx, shell.Spec{Shell: cfg, Command: command, Dir: t.env.Cwd, Env: commandEnv(t.env.ExtraEnv)},
+	exit, runErr := shell.Run(runCtx, shell.Spec{Shell: cfg, Command: command, Dir: t.env.Cwd, Env: commandEnv(turnEnv(ctx))},
 		func(p []byte) {
 			out.write(p)
 			up.dirty()
@@ -311,8 +326,8 @@ type ShellResult struct {
 	FullOutputPath string // the full raw output when truncated
 }
 
-// RunShell runs command with env's shell, prefix, cwd and ExtraEnv (leave
-// ExtraEnv nil for user "!" commands, which get no RELAY_* variables),
+// RunShell runs command with env's shell, prefix and cwd (user "!"
+// commands: no RELAY_* variables),
 // streaming sanitized chunks to onChunk. Output is tail-truncated like the
 // bash tool's and spilled to relay-bash-*.log when over the limits. ctx
 // cancellation kills the whole process tree and sets Cancelled.
@@ -325,7 +340,7 @@ func RunShell(ctx context.Context, env Env, command string, onChunk func(string)
 		command = env.ShellCommandPrefix + "\n" + command
 	}
 	out := newOutputAccumulator(env.tempDir(), "relay-bash")
-	exit, runErr := shell.Run(ctx, shell.Spec{Shell: cfg, Command: command, Dir: env.Cwd, Env: commandEnv(env.ExtraEnv)},
+	exit, runErr := shell.Run(ctx, shell.Spec{Shell: cfg, Command: command, Dir: env.Cwd, Env: commandEnv(nil)},
 		func(p []byte) {
 			if s := out.write(p); s != "" && onChunk != nil {
 				onChunk(s)

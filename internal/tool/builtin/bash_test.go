@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/shell"
 	"github.com/relay-agent/relay/internal/tool"
 )
 
 func TestBashBasics(t *testing.T) {
 	env := newEnv(t)
-	env.ExtraEnv = func() []string { return []string{"RELAY_MODEL=test-model"} }
 	t.Setenv("RELAY_PROVIDER", "inherited")
 	b := mustTool(t, "bash", env)
 	wantText(t, call(t, b, map[string]any{"command": "echo hi; echo err >&2"}), false, "hi\nerr\n")
@@ -23,8 +23,12 @@ func TestBashBasics(t *testing.T) {
 	wantText(t, call(t, b, map[string]any{"command": "echo out; exit 3"}), true, "out\n\n\nCommand exited with code 3")
 	wantText(t, call(t, b, map[string]any{"command": "exit 1"}), true, "(no output)\n\nCommand exited with code 1")
 	wantText(t, call(t, b, map[string]any{"command": "kill -9 $$"}), true, "(no output)\n\nCommand exited with code 137")
-	wantText(t, call(t, b, map[string]any{"command": `echo "$RELAY_MODEL|$RELAY_PROVIDER|$GIT_TERMINAL_PROMPT|$(pwd)"`}), false,
-		"test-model||0|"+env.Cwd+"\n")
+	// The run calling the tool names itself in RELAY_*; inherited copies
+	// never leak, inside a run or outside one.
+	turn := tool.WithTurn(context.Background(), tool.Turn{Model: &llm.Model{Provider: "tp", ID: "test-model"}, ThinkingLevel: llm.ThinkingHigh, SessionID: "sid"})
+	vars := map[string]any{"command": `echo "$RELAY_MODEL|$RELAY_PROVIDER|$RELAY_SESSION_ID|$RELAY_REASONING_LEVEL|$RELAY_SESSION_FILE|$GIT_TERMINAL_PROMPT|$(pwd)"`}
+	wantText(t, callCtx(t, turn, b, vars), false, "test-model|tp|sid|high||0|"+env.Cwd+"\n")
+	wantText(t, call(t, b, vars), false, "|||||0|"+env.Cwd+"\n")
 	wantText(t, call(t, b, map[string]any{"command": `printf '\033[31mred\033[0m\r\n'`}), false, "red\n")
 	wantText(t, call(t, b, map[string]any{"command": "cat"}), false, "(no output)") // stdin is /dev/null
 

@@ -18,17 +18,9 @@ type Env struct {
 	ShellCommandPrefix string // settings.shellCommandPrefix, prepended with "\n"
 	ImagesAutoResize   bool   // settings images.autoResize (default true)
 	ImagesBlock        bool   // settings images.blockImages: never return image blocks
-	// ModelSupportsImages reports whether the current model takes images;
-	// nil means it does.
-	ModelSupportsImages func() bool
-	ImageMaxWidth       int // 0 = 2000
-	ImageMaxHeight      int // 0 = 2000
-	// ExtraEnv returns variables added to every bash/powershell tool command
-	// (RELAY_SESSION_ID, RELAY_SESSION_FILE, RELAY_PROVIDER, RELAY_MODEL,
-	// RELAY_REASONING_LEVEL); inherited copies of the RELAY_* ones are removed
-	// first.
-	ExtraEnv func() []string
-	TempDir  string // where relay-bash-*.log files go ("" = os.TempDir())
+	ImageMaxWidth      int    // 0 = 2000
+	ImageMaxHeight     int    // 0 = 2000
+	TempDir            string // where relay-bash-*.log files go ("" = os.TempDir())
 }
 
 func (e Env) tempDir() string {

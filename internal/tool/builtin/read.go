@@ -86,7 +86,7 @@ func (t *readTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 		return tool.Errorf("Cannot read file: %s. Error code: %s.", path, errCode(err))
 	}
 	if mime := imageMime(head); mime != "" {
-		return t.readImage(br, st.Size(), mime, path)
+		return t.readImage(ctx, br, st.Size(), mime, path)
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return tool.Errorf("Cannot read %s: it looks like a binary file (%s). The read tool shows text files and images (jpg, png, gif, webp, bmp).",
@@ -95,7 +95,7 @@ func (t *readTool) Execute(ctx context.Context, raw json.RawMessage, _ func(tool
 	return readText(ctx, br, path, offset, hasOffset, limit, hasLimit)
 }
 
-func (t *readTool) readImage(r io.Reader, size int64, mime, path string) tool.Result {
+func (t *readTool) readImage(ctx context.Context, r io.Reader, size int64, mime, path string) tool.Result {
 	if size > maxImageFileBytes {
 		return tool.Errorf("Cannot read %s: the image is %s, over the %s limit for images.", path,
 			tool.FormatSize(int(size)), tool.FormatSize(maxImageFileBytes))
@@ -105,7 +105,8 @@ func (t *readTool) readImage(r io.Reader, size int64, mime, path string) tool.Re
 		return tool.Errorf("Cannot read file: %s. Error code: %s.", path, errCode(err))
 	}
 	nonVision := ""
-	if t.env.ModelSupportsImages != nil && !t.env.ModelSupportsImages() {
+	// The model of the run calling the tool; outside a run, images go.
+	if turn, ok := tool.TurnFrom(ctx); ok && turn.Model != nil && !turn.Model.SupportsImages() {
 		nonVision = "[Current model does not support images. The image will be omitted from this request.]"
 	}
 	if t.env.ImagesBlock {

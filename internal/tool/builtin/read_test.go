@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"image"
 	"image/color"
@@ -129,8 +130,8 @@ func TestReadImage(t *testing.T) {
 		t.Errorf("resized to %+v %v", cfg, err)
 	}
 
-	env.ModelSupportsImages = func() bool { return false }
-	r = call(t, mustTool(t, "read", env), map[string]any{"path": "small.bin"})
+	textOnly := tool.WithTurn(context.Background(), tool.Turn{Model: &llm.Model{ID: "text-only", Input: []string{"text"}}})
+	r = callCtx(t, textOnly, mustTool(t, "read", env), map[string]any{"path": "small.bin"})
 	wantText(t, r, false, "Read image file [image/png]\n[Current model does not support images. The image will be omitted from this request.]")
 
 	env.ImagesBlock = true
