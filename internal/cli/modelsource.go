@@ -44,6 +44,14 @@ func (s *modelSource) cloudClient(key string, mk func() llm.Client) llm.Client {
 }
 
 func (s *modelSource) Client(m *llm.Model) (llm.Client, error) {
+	c, err := s.apiClient(m)
+	if err == nil && llm.IsCloudflareProvider(m.Provider) {
+		c = cloudflareClient{c, s.reg.ProviderEnv(m.Provider)}
+	}
+	return c, err
+}
+
+func (s *modelSource) apiClient(m *llm.Model) (llm.Client, error) {
 	if cloudcode.Handles(m) {
 		// The Gemini CLI and Antigravity subscriptions: Cloud Code Assist
 		// at the origin the sign-in found.
@@ -178,6 +186,22 @@ func (a accountClient) atAccount(req *llm.Request) *llm.Request {
 		return &r
 	}
 	return req
+}
+
+// cloudflareClient fills a Cloudflare model's account and gateway ids into
+// its base URL from the provider's environment at request time, and sends
+// the gateway's key as cf-aig-authorization (llm.CloudflareRequest).
+type cloudflareClient struct {
+	llm.Client
+	getenv func(string) string
+}
+
+func (c cloudflareClient) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
+	r, perr := llm.CloudflareRequest(req, c.getenv)
+	if perr != nil {
+		return llm.NewMessageBuilder(req.Model, emit).Fail(perr)
+	}
+	return c.Client.Stream(ctx, r, emit)
 }
 
 func (s *modelSource) Auth(ctx context.Context, m *llm.Model) (string, map[string]string, error) {

@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/relay-agent/relay/internal/llm"
@@ -224,5 +225,86 @@ func BenchmarkCatalogParseJSON(b *testing.B) {
 		if _, _, err := parseCatalog(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// specProviders is the provider list of upstream-spec-core §6.2 ("Env var
+// per provider"), copied by hand so that a provider dropped from the
+// catalog, or added to the spec, shows up here.
+var specProviders = []string{
+	"anthropic", "openai", "azure-openai-responses", "google", "google-vertex", "amazon-bedrock",
+	"github-copilot", "ant-ling", "nvidia", "deepseek", "groq", "cerebras", "xai", "typesafe",
+	"openrouter", "vercel-ai-gateway", "zai", "zai-coding-cn", "mistral", "minimax", "minimax-cn",
+	"moonshotai", "moonshotai-cn", "huggingface", "fireworks", "together", "baseten", "opencode",
+	"opencode-go", "kimi-coding", "meta", "cloudflare-workers-ai", "cloudflare-ai-gateway",
+	"qwen-token-plan", "qwen-token-plan-individual", "qwen-token-plan-cn", "xiaomi",
+	"xiaomi-token-plan-cn", "xiaomi-token-plan-ams", "xiaomi-token-plan-sgp",
+}
+
+// classifierOnly are §6.2 providers whose models are classifiers (the
+// original's TypeSafe provider "has no chat models"): no catalog rows.
+var classifierOnly = map[string]bool{"typesafe": true}
+
+func TestCatalogCoversSpecProviders(t *testing.T) {
+	rows := map[string]int{}
+	for _, m := range builtinModels() {
+		rows[m.Provider]++
+	}
+	for _, p := range specProviders {
+		if _, ok := Provider(p); !ok {
+			t.Errorf("%s: not in the provider table", p)
+		}
+		if classifierOnly[p] {
+			if rows[p] != 0 {
+				t.Errorf("%s: classifier-only provider has %d chat rows", p, rows[p])
+			}
+			continue
+		}
+		if rows[p] == 0 {
+			t.Errorf("%s: §6.2 provider has no catalog rows", p)
+		}
+	}
+}
+
+// The per-provider facts the catalog must carry for the providers whose
+// requests differ from their group's defaults.
+func TestCatalogProviderShapes(t *testing.T) {
+	find := func(p, id string) *llm.Model {
+		for _, m := range builtinModels() {
+			if m.Provider == p && m.ID == id {
+				return m
+			}
+		}
+		t.Fatalf("%s/%s missing", p, id)
+		return nil
+	}
+	for id, api := range map[string]string{
+		"claude-opus-5.5": llm.APIAnthropicMessages, "kimi-k3": llm.APIOpenAICompletions, "gpt-6-sol": llm.APIOpenAIResponses,
+	} {
+		m := find("github-copilot", id)
+		if m.API != api || m.BaseURL != "https://api.individual.githubcopilot.com" {
+			t.Errorf("github-copilot/%s: api %s base %s", id, m.API, m.BaseURL)
+		}
+		if m.Headers["Copilot-Integration-Id"] != "vscode-chat" || m.Headers["Editor-Version"] == "" {
+			t.Errorf("github-copilot/%s: headers %v", id, m.Headers)
+		}
+	}
+	if m := find("mistral", "devstral-medium-latest"); m.API != "mistral-conversations" || m.BaseURL != "https://api.mistral.ai" {
+		t.Errorf("mistral: api %s base %s", m.API, m.BaseURL)
+	}
+	if m := find("cloudflare-workers-ai", "@cf/moonshotai/kimi-k2.6"); m.BaseURL != "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1" {
+		t.Errorf("workers ai base %s", m.BaseURL)
+	}
+	gw := "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}"
+	for id, want := range map[string]string{"claude-opus-5.5": gw + "/anthropic", "gpt-6-sol": gw + "/openai", "workers-ai/@cf/zai-org/glm-5.3": gw + "/compat"} {
+		if m := find("cloudflare-ai-gateway", id); m.BaseURL != want {
+			t.Errorf("gateway %s base %s, want %s", id, m.BaseURL, want)
+		}
+	}
+	if m := find("qwen-token-plan-cn", "qwen3.8-max"); m.Compat == nil || m.Compat.ThinkingFormat != "qwen" || !strings.Contains(m.BaseURL, "cn-beijing") {
+		t.Errorf("qwen cn: %s %+v", m.BaseURL, m.Compat)
+	}
+	if m := find("xiaomi-token-plan-sgp", "mimo-v2.5-pro"); m.BaseURL != "https://token-plan-sgp.xiaomimimo.com/v1" {
+		t.Errorf("xiaomi sgp base %s", m.BaseURL)
 	}
 }

@@ -42,9 +42,10 @@ func TestResolve(t *testing.T) {
 		{pattern: "haiku-4-5-2025", provider: "anthropic", wantRef: "anthropic/claude-haiku-4-5-20251001"},
 		{pattern: "Gemini 2.5 Flash-Lite", wantRef: "google/gemini-2.5-flash-lite"},
 		{pattern: "kimi-k2.6", provider: "moonshotai", wantRef: "moonshotai/kimi-k2.6"},
-		// (Azure serves the same ids: a bare one is ambiguous without a key.)
+		// (Azure, Copilot and the Cloudflare gateway serve the same ids: a
+		// bare one is ambiguous without a key.)
 		{pattern: "openai/gpt-5.4-mini:low", wantRef: "openai/gpt-5.4-mini", wantLevel: llm.ThinkingLow},
-		{pattern: "gpt-5.4-mini", wantErr: "ambiguous across providers: azure-openai-responses/gpt-5.4-mini, openai/gpt-5.4-mini"},
+		{pattern: "gpt-5.4-mini", wantErr: "ambiguous across providers: azure-openai-responses/gpt-5.4-mini, cloudflare-ai-gateway/gpt-5.4-mini, github-copilot/gpt-5.4-mini, openai/gpt-5.4-mini"},
 		// An exact bare id beats substring matches on other providers.
 		{pattern: "gpt-oss-120b", wantRef: "cerebras/gpt-oss-120b"},
 		// Ambiguous exact id across providers: the authenticated one wins.

@@ -23,7 +23,7 @@ var _ llm.Client = (*Client)(nil)
 // a Go error: failures end the message with stop reason error or aborted.
 func (c *Client) Stream(ctx context.Context, req *llm.Request, emit func(llm.AssistantEvent)) *llm.AssistantMessage {
 	b := llm.NewMessageBuilder(req.Model, emit)
-	if pe := llm.CheckRequest(req, "authorization"); pe != nil {
+	if pe := llm.CheckRequest(req, "authorization", "cf-aig-authorization"); pe != nil {
 		return b.Fail(pe)
 	}
 	url := strings.TrimRight(req.Model.BaseURL, "/") + "/responses"
