@@ -23,6 +23,9 @@ func init() { Register("openai-responses", responsesEncoder{}) }
 
 type responsesEncoder struct{}
 
+// defaultResponseID is the response id of a scripted answer without one.
+const defaultResponseID = "resp_fake01"
+
 func (responsesEncoder) Match(r *http.Request) bool {
 	return strings.HasSuffix(r.URL.Path, "/responses")
 }
@@ -70,7 +73,7 @@ func (e responsesEncoder) Encode(resp *Response, req *Request) (content, final [
 	}
 	id := resp.ID
 	if id == "" {
-		id = "resp_fake01"
+		id = defaultResponseID
 	}
 	response := func(status, output, usage, extra string) string {
 		return `"response":{"id":` + jsonString(id) + `,"object":"response","created_at":1741290958,"status":` + jsonString(status) +

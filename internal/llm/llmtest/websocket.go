@@ -23,7 +23,15 @@ type WebsocketFault struct {
 	ConnectionLimit bool
 	// CloseAfter closes the socket abnormally after this many event frames.
 	CloseAfter int
+	// ForgetResponses answers every previous_response_id with
+	// previous_response_not_found (a backend that lost the socket's state).
+	ForgetResponses bool
 }
+
+// wsState is what one socket remembers: the id of its last response, the
+// only one a previous_response_id on that socket may name (the backend
+// keeps responses per connection, store:false or not).
+type wsState struct{ lastResponse string }
 
 func isUpgrade(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
@@ -77,12 +85,13 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(256 << 20)
 	// One socket carries one request after another, as the cached
 	// connections of the websocket-cached transport do.
-	for s.serveFrame(r, c, fault) {
+	var st wsState
+	for s.serveFrame(r, c, fault, &st) {
 	}
 }
 
 // serveFrame answers one request frame; false when the socket is done.
-func (s *Server) serveFrame(r *http.Request, c *websocket.Conn, fault *WebsocketFault) bool {
+func (s *Server) serveFrame(r *http.Request, c *websocket.Conn, fault *WebsocketFault, st *wsState) bool {
 	enc := EncoderFor("openai-responses")
 	ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
 	defer cancel()
@@ -111,15 +120,27 @@ func (s *Server) serveFrame(r *http.Request, c *websocket.Conn, fault *Websocket
 		c.Close(websocket.StatusNormalClosure, "")
 		return false
 	}
+	if prev, _ := body["previous_response_id"].(string); body["previous_response_id"] != nil &&
+		(prev == "" || prev != st.lastResponse || (fault != nil && fault.ForgetResponses)) {
+		st.lastResponse = ""
+		msg, _ := json.Marshal("Previous response with id '" + prev + "' not found.")
+		c.Write(ctx, websocket.MessageText, []byte(`{"type":"error","status":400,"error":{"type":"invalid_request_error","code":"previous_response_not_found","message":`+string(msg)+`,"param":"previous_response_id"}}`))
+		return true
+	}
 	resp, ok := s.pick("openai-responses", enc, &req)
 	if !ok {
 		c.Write(ctx, websocket.MessageText, []byte(`{"type":"error","code":"server_error","message":"fakellm: script exhausted"}`))
 		return true
 	}
+	st.lastResponse = resp.ID
+	if st.lastResponse == "" {
+		st.lastResponse = defaultResponseID
+	}
 	content, final := enc.Encode(resp, &req)
 	frames := append(content[:len(content):len(content)], final...)
 	if f := resp.Fault; f != nil && (f.ErrorType != "" || f.ErrorMessage != "") {
 		frames = append(content[:len(content):len(content)], enc.ErrorFrames(f.ErrorType, f.ErrorMessage)...)
+		st.lastResponse = "" // a failed response cannot be continued
 	}
 	for i, fr := range frames {
 		if fault != nil && fault.CloseAfter > 0 && i == fault.CloseAfter {

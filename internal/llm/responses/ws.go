@@ -103,12 +103,7 @@ func streamWebsocket(ctx context.Context, req *llm.Request, url string, body any
 	if len(payload) < 2 || payload[0] != '{' {
 		return nil, errFallback{errors.New("request body is not a JSON object")}
 	}
-	frame := make([]byte, 0, len(payload)+32)
-	frame = append(frame, `{"type":"response.create"`...)
-	if !bytes.Equal(bytes.TrimSpace(payload), []byte("{}")) {
-		frame = append(frame, ',')
-	}
-	frame = append(frame, payload[1:]...)
+	frame := createFrame(payload)
 
 	h := http.Header{}
 	headers(h)
@@ -142,15 +137,43 @@ func streamWebsocket(ctx context.Context, req *llm.Request, url string, body any
 			}
 			pc = &pooledConn{conn: conn, created: time.Now()}
 		}
-		msg, err := exchange(ctx, req, pc.conn, frame, b)
-		pool.release(key, pc, err == nil && msg != nil && msg.StopReason != llm.StopError && msg.StopReason != llm.StopAborted && caches(req))
+		// A cached socket whose last answer this request continues sends
+		// only the new input items (ws_continue.go).
+		cont := pc.cont
+		pc.cont = nil
+		var answer *llm.AssistantMessage
+		var err error
+		if delta, ok := cont.deltaPayload(payload); ok && caches(req) {
+			answer, err = exchange(ctx, req, pc.conn, createFrame(delta), b, true)
+			if errors.Is(err, errContinuationMiss) {
+				answer, err = exchange(ctx, req, pc.conn, frame, b, false)
+			}
+		} else {
+			answer, err = exchange(ctx, req, pc.conn, frame, b, false)
+		}
+		keep := err == nil && answer != nil && answer.StopReason != llm.StopError && answer.StopReason != llm.StopAborted && caches(req)
+		if keep {
+			pc.cont = newContinuation(req, payload, answer)
+		}
+		pool.release(key, pc, keep)
 		// A cached socket the server closed while idle fails before any
 		// event: one fresh socket, then SSE.
 		if err != nil && reused && attempt == 0 {
 			continue
 		}
-		return msg, err
+		return answer, err
 	}
+}
+
+// createFrame is the websocket request frame of a JSON object body:
+// {"type":"response.create", ...body}.
+func createFrame(payload []byte) []byte {
+	frame := make([]byte, 0, len(payload)+32)
+	frame = append(frame, `{"type":"response.create"`...)
+	if !bytes.Equal(bytes.TrimSpace(payload), []byte("{}")) {
+		frame = append(frame, ',')
+	}
+	return append(frame, payload[1:]...)
 }
 
 func dial(ctx context.Context, req *llm.Request, url string, h http.Header) (*websocket.Conn, error) {
@@ -171,8 +194,10 @@ func dial(ctx context.Context, req *llm.Request, url string, h http.Header) (*we
 	return conn, nil
 }
 
-// exchange sends the request frame and reads the answer's events.
-func exchange(ctx context.Context, req *llm.Request, conn *websocket.Conn, frame []byte, b *llm.MessageBuilder) (*llm.AssistantMessage, error) {
+// exchange sends the request frame and reads the answer's events. A
+// continued request (delta) that the server cannot continue returns
+// errContinuationMiss before anything is emitted.
+func exchange(ctx context.Context, req *llm.Request, conn *websocket.Conn, frame []byte, b *llm.MessageBuilder, delta bool) (*llm.AssistantMessage, error) {
 	if err := conn.Write(ctx, websocket.MessageText, frame); err != nil {
 		if ctx.Err() != nil {
 			return b.Fail(llm.ErrorFromContext(ctx)), nil
@@ -216,6 +241,9 @@ func exchange(ctx context.Context, req *llm.Request, conn *websocket.Conn, frame
 		if hd.seen == 0 && bytes.Contains(data, []byte(`"websocket_connection_limit_reached"`)) {
 			return nil, errFallback{errors.New("websocket_connection_limit_reached")}
 		}
+		if delta && hd.seen == 0 && bytes.Contains(data, []byte(`"previous_response_not_found"`)) {
+			return nil, errContinuationMiss
+		}
 		if hd.seen == 0 {
 			b.Start() // lazily: a fallback before the first event stays invisible
 		}
@@ -250,6 +278,9 @@ type pooledConn struct {
 	conn              *websocket.Conn
 	created, lastUsed time.Time
 	busy              bool
+	// cont is the socket's last answer, for the next request to continue
+	// (only while the socket is cached; guarded by busy).
+	cont *continuation
 }
 
 type socketPool struct {
