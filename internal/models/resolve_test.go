@@ -24,10 +24,12 @@ func TestResolve(t *testing.T) {
 		wantErr           string
 		wantWarn          string
 	}{
-		{pattern: "claude-opus-4-8", wantRef: "anthropic/claude-opus-4-8"},
+		// OpenCode Zen serves the same id: bare, it is ambiguous without a
+		// key (as in the original); the provider prefix settles it.
+		{pattern: "claude-opus-4-8", wantErr: "ambiguous across providers: anthropic/claude-opus-4-8, opencode/claude-opus-4-8"},
 		{pattern: "anthropic/claude-opus-4-8", wantRef: "anthropic/claude-opus-4-8"},
 		{pattern: "ANTHROPIC/Claude-Opus-4-8", wantRef: "anthropic/claude-opus-4-8"},
-		{pattern: "claude-opus-4-8:high", wantRef: "anthropic/claude-opus-4-8", wantLevel: llm.ThinkingHigh},
+		{pattern: "claude-opus-4-8:high", provider: "anthropic", wantRef: "anthropic/claude-opus-4-8", wantLevel: llm.ThinkingHigh},
 		{pattern: "anthropic/claude-opus-4-8:xhigh", wantRef: "anthropic/claude-opus-4-8", wantLevel: llm.ThinkingXHigh},
 		// --provider restricts and tolerates a repeated prefix.
 		{pattern: "claude-opus-4-8", provider: "openrouter", wantRef: "openrouter/claude-opus-4-8",
@@ -38,7 +40,10 @@ func TestResolve(t *testing.T) {
 		// then the literal id on another provider.
 		{pattern: "anthropic/claude-sonnet-4.6", wantRef: "openrouter/anthropic/claude-sonnet-4.6"},
 		// Fuzzy: substring of id or name; alias beats dated; highest id wins.
-		{pattern: "sonnet-4-5", wantRef: "anthropic/claude-sonnet-4-5"},
+		// (Across providers the highest id wins too: Bedrock's
+		// us.anthropic.* profiles, as in the original.)
+		{pattern: "sonnet-4-5", provider: "anthropic", wantRef: "anthropic/claude-sonnet-4-5"},
+		{pattern: "sonnet-4-5", wantRef: "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"},
 		{pattern: "haiku-4-5-2025", provider: "anthropic", wantRef: "anthropic/claude-haiku-4-5-20251001"},
 		{pattern: "Gemini 2.5 Flash-Lite", wantRef: "google/gemini-2.5-flash-lite"},
 		{pattern: "kimi-k2.6", provider: "moonshotai", wantRef: "moonshotai/kimi-k2.6"},
