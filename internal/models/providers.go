@@ -98,15 +98,19 @@ func EnvVars(provider string) []string {
 // credentials wins). Only ids present in our catalog are listed; a test
 // keeps it that way.
 var defaultModels = []struct{ provider, id string }{
+	{"amazon-bedrock", "us.anthropic.claude-opus-4-6-v1"},
 	{"ant-ling", "Ring-2.6-1T"},
 	{"anthropic", "claude-opus-4-8"},
 	{"openai", "gpt-5.5"},
 	{"azure-openai-responses", "gpt-5.4"},
+	{"openai-codex", "gpt-6.1-sol"},
 	{"nvidia", "nvidia/nemotron-3-ultra-550b-a55b"},
 	{"deepseek", "deepseek-v4-pro"},
 	{"google", "gemini-3.1-pro-preview"},
 	{"google-vertex", "gemini-3.1-pro-preview"},
+	{"github-copilot", "gpt-5.4"},
 	{"openrouter", "moonshotai/kimi-k2.6"},
+	{"vercel-ai-gateway", "zai/glm-5.1"},
 	{"xai", "grok-4.6"}, // the original prefers grok-4.7, which our catalog data predates
 	{"groq", "openai/gpt-oss-120b"},
 	{"cerebras", "gpt-oss-120b"},
@@ -121,9 +125,19 @@ var defaultModels = []struct{ provider, id string }{
 	{"fireworks", "accounts/fireworks/models/kimi-k3"},
 	{"together", "moonshotai/Kimi-K2.6"}, // original: moonshotai/Kimi-K3 (not in our data)
 	{"baseten", "zai-org/GLM-5.2"},
+	{"opencode", "kimi-k2.6"},
+	{"opencode-go", "kimi-k3"},
 	{"kimi-coding", "kimi-for-coding"},
 	{"meta", "muse-spark-1.3"},
+	{"cloudflare-workers-ai", "@cf/moonshotai/kimi-k2.6"},
+	{"cloudflare-ai-gateway", "workers-ai/@cf/moonshotai/kimi-k2.6"},
+	{"qwen-token-plan", "qwen3.7-max"},
+	{"qwen-token-plan-cn", "qwen3.7-max"},
+	{"qwen-token-plan-individual", "qwen3.8-max"},
 	{"xiaomi", "mimo-v2.5-pro"},
+	{"xiaomi-token-plan-cn", "mimo-v2.5-pro"},
+	{"xiaomi-token-plan-ams", "mimo-v2.5-pro"},
+	{"xiaomi-token-plan-sgp", "mimo-v2.5-pro"},
 }
 
 // DefaultModelID returns the preferred model id of a provider, or "".

@@ -199,7 +199,9 @@ func BenchmarkLoadAndResolve(b *testing.B) {
 func TestResolveAccountCatalogs(t *testing.T) {
 	r, _ := registryFor(t, "", map[string]string{"ANTHROPIC_API_KEY": "k"})
 	for pattern, want := range map[string]string{
-		"sonnet-4-5":                        "anthropic/claude-sonnet-4-5",
+		// Fuzzy: the highest id of the catalogs without a sign-in (Bedrock's
+		// us.* profile, as in the original), never an Antigravity model.
+		"sonnet-4-5":                        "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
 		"claude-sonnet-4-5":                 "anthropic/claude-sonnet-4-5",
 		"google-antigravity/gemini-3-flash": "google-antigravity/gemini-3-flash",
 		"google-gemini-cli/gemini-2.5-pro":  "google-gemini-cli/gemini-2.5-pro",
