@@ -35,8 +35,9 @@ type Hooks struct {
 	BeforeToolCall func(ctx context.Context, call *llm.ToolCall) (block bool, reason string)
 	// AfterToolCall observes each finished call.
 	AfterToolCall func(call *llm.ToolCall, result *llm.ToolResultMessage)
-	// AfterAssistant may ask for one more user message (delivered like a
-	// steering message), e.g. the harness's verification request.
+	// AfterAssistant may ask for one more model request (ok), after a
+	// user message when text is not empty (delivered like a steering
+	// message), e.g. the harness's verification request.
 	AfterAssistant func(msg *llm.AssistantMessage, toolResults []*llm.ToolResultMessage) (text string, ok bool)
 	// BetweenTurns runs after tool results are appended and before the
 	// next model call (threshold compaction).
@@ -449,13 +450,16 @@ func (a *Agent) runOnce(ctx context.Context, pending []llm.Message) (*llm.Assist
 			// run's last entries, with no model call to only say "done".
 			return last, produced
 		}
+		again := false
 		if h := a.opts.Hooks.AfterAssistant; h != nil {
-			if text, ok := h(msg, results); ok {
+			if text, ok := h(msg, results); ok && text != "" {
 				pending = append(pending, &llm.UserMessage{Content: llm.StringContent(text), Timestamp: a.opts.Now().UnixMilli()})
+			} else if ok {
+				again = true
 			}
 		}
 		pending = append(pending, a.take(&a.steering, a.steerModeNow())...)
-		if len(results) > 0 || len(pending) > 0 {
+		if len(results) > 0 || len(pending) > 0 || again {
 			if h := a.opts.Hooks.BetweenTurns; h != nil && len(results) > 0 {
 				h(ctx)
 			}

@@ -317,6 +317,34 @@ func TestBlockedToolAndEvidenceHook(t *testing.T) {
 	}
 }
 
+// A hook that asks for one more request without a message (an
+// extension's agent_before_settle continue) gets one model call more, with
+// nothing new persisted before it.
+func TestAfterAssistantContinueWithoutMessage(t *testing.T) {
+	r := &recorder{}
+	s := &script{responses: []func(context.Context) *llm.AssistantMessage{
+		fixed(text("first")),
+		fixed(text("second")),
+	}}
+	again := 1
+	a := newAgent(s, r, func(o *Options) {
+		o.Hooks.AfterAssistant = func(*llm.AssistantMessage, []*llm.ToolResultMessage) (string, bool) {
+			if again > 0 {
+				again--
+				return "", true
+			}
+			return "", false
+		}
+	})
+	a.Run(context.Background(), user("go"))
+	if s.calls != 2 {
+		t.Fatalf("model calls %d, want 2", s.calls)
+	}
+	if len(r.saved) != 3 {
+		t.Errorf("saved %d messages, want the prompt and two answers", len(r.saved))
+	}
+}
+
 func TestOverflowRecovery(t *testing.T) {
 	r := &recorder{}
 	s := &script{responses: []func(context.Context) *llm.AssistantMessage{

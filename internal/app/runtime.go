@@ -451,6 +451,7 @@ func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error)
 	if sys := r.runSystemPrompt(); sys != "" {
 		req.SystemPrompt = sys
 	}
+	r.withSystem(ctx, req, state)
 	return req, client, nil
 }
 
@@ -554,13 +555,8 @@ func (r *Runtime) agentHooks() agent.Hooks {
 		AfterToolCall: func(call *llm.ToolCall, res *llm.ToolResultMessage) {
 			r.hooks.ToolResult.Notify(context.Background(), &hooks.ToolResult{Call: call, Result: res})
 		},
-		AfterAssistant: func(m *llm.AssistantMessage, results []*llm.ToolResultMessage) (string, bool) {
-			if !r.hooks.Settle.Has() {
-				return "", false
-			}
-			return r.hooks.RunSettle(context.Background(), hooks.Settle{Message: m, ToolResults: results})
-		},
-		BetweenTurns: func(ctx context.Context) { r.hooks.TurnEnd.Notify(ctx, &hooks.TurnEnd{}) },
+		AfterAssistant: r.beforeSettle,
+		BetweenTurns:   func(ctx context.Context) { r.hooks.TurnEnd.Notify(ctx, &hooks.TurnEnd{}) },
 		Overflow: func(ctx context.Context, failed *llm.AssistantMessage) bool {
 			return r.hooks.RunOverflow(ctx, hooks.Overflow{Failed: failed})
 		},

@@ -123,8 +123,13 @@ func (m *Manager) onEvent(src string, id int64, event string) error {
 			}
 			return out, nil
 		})
-	case "context":
-		on(m, &s.Context, id, src, func(ctx context.Context, e *hooks.Context) (hooks.ContextResult, error) {
+	case "context", "context_with_system":
+		// context_with_system: the same shape, the system message first.
+		p := &s.Context
+		if event == "context_with_system" {
+			p = &s.ContextWithSystem
+		}
+		on(m, p, id, src, func(ctx context.Context, e *hooks.Context) (hooks.ContextResult, error) {
 			rep, err := m.call(ctx, id, map[string]any{"messages": e.Messages})
 			if err != nil {
 				return hooks.ContextResult{}, err
@@ -139,7 +144,7 @@ func (m *Manager) onEvent(src string, id int64, event string) error {
 			for i, raw := range r.Messages {
 				msg, err := llm.DecodeMessage(raw)
 				if err != nil {
-					return hooks.ContextResult{}, fmt.Errorf("context result message %d: %w", i, err)
+					return hooks.ContextResult{}, fmt.Errorf("%s result message %d: %w", event, i, err)
 				}
 				msgs = append(msgs, msg)
 			}
@@ -297,6 +302,8 @@ func (m *Manager) onEvent(src string, id int64, event string) error {
 		})
 	case "project_trust":
 		m.onTrust(src, id)
+	case "agent_before_settle":
+		m.onSettle(src, id)
 	case "resources_discover":
 		on(m, &s.ResourcesDiscover, id, src, func(ctx context.Context, e *hooks.ResourcesDiscover) (hooks.ResourcesResult, error) {
 			rep, err := m.call(ctx, id, map[string]any{"cwd": e.Cwd, "reason": e.Reason})

@@ -503,6 +503,18 @@ func (c *Core) waitMeasure() {
 	}
 }
 
+// NoteResponse records that the agent answered. The settle point sees
+// only a turn without tool calls; a run can end in a failure after tool
+// turns, which still count.
+func (c *Core) NoteResponse(msg *llm.AssistantMessage) {
+	if msg == nil || msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted {
+		return
+	}
+	c.lock()
+	defer c.unlock()
+	c.agentResponded = true
+}
+
 // OnAssistantEnd assesses a finished assistant message. For a final message
 // (stop reason stop, no tool calls) that claims completion without evidence,
 // it returns, at most once per request, the "[harness:evidence]" request to

@@ -63,6 +63,10 @@ func (c *Core) Register(s *hooks.Set, reg *commands.Registry) (off func(), err e
 			c.AfterToolCall(e.Call, e.Result)
 			return hooks.None{}, nil
 		}),
+		s.AssistantEnd.On(Source, func(_ context.Context, e *hooks.AssistantEnd) (hooks.None, error) {
+			c.NoteResponse(e.Message)
+			return hooks.None{}, nil
+		}),
 		s.Settle.On(Source, func(_ context.Context, e *hooks.Settle) (hooks.SettleResult, error) {
 			text, ok := c.OnAssistantEnd(e.Message)
 			return hooks.SettleResult{Continue: ok, FollowUp: text}, nil

@@ -194,18 +194,30 @@ type UserBashResult struct {
 	ExitCode *int
 }
 
-// Settle runs when the agent would stop (spec: agent_before_settle).
-// Handlers may ask for one more turn with a user message (the harness's
-// evidence request).
+// Settle runs when the agent would settle: the model ended a turn
+// without tool calls (spec: agent_before_settle). Handlers see what the
+// earlier ones proposed (Entries, Continue) and may propose session
+// entries to append before the agent settles and ask for one more model
+// request.
 type Settle struct {
 	Message     *llm.AssistantMessage
 	ToolResults []*llm.ToolResultMessage
+	Entries     []EntryDraft
+	Continue    bool
+	// Outcome is "completed" (an aborted or failed run does not reach
+	// this point).
+	Outcome string
 }
 
-// SettleResult continues the run with FollowUp as the next user message.
+// SettleResult continues the run (one more model request, after
+// FollowUp as a user message when set); Stop withdraws an earlier
+// handler's Continue (an extension's continue: false). Entries, when
+// non-nil, replaces the drafts proposed so far.
 type SettleResult struct {
 	Continue bool
 	FollowUp string
+	Stop     bool
+	Entries  []EntryDraft
 }
 
 // TurnEnd follows each turn whose tool results were recorded, before the

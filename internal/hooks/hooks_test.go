@@ -148,8 +148,8 @@ func TestChainsAndFirstWins(t *testing.T) {
 	s.Settle.On("evidence", func(context.Context, *Settle) (SettleResult, error) {
 		return SettleResult{Continue: true, FollowUp: "verify"}, nil
 	})
-	if f, ok := s.RunSettle(ctx, Settle{}); !ok || f != "verify" {
-		t.Fatalf("settle %q %v", f, ok)
+	if r := s.RunSettle(ctx, Settle{}); !r.Continue || r.FollowUp != "verify" {
+		t.Fatalf("settle %+v", r)
 	}
 	s.ResourcesDiscover.On("a", func(context.Context, *ResourcesDiscover) (ResourcesResult, error) {
 		return ResourcesResult{SkillPaths: []string{"a"}}, nil

@@ -29,6 +29,7 @@ type Set struct {
 	SystemPrompt      Point[SystemPrompt, SystemPromptResult]
 	Route             Point[Route, RouteResult]
 	Context           Point[Context, ContextResult]
+	ContextWithSystem Point[Context, ContextResult]
 	ProviderRequest   Point[ProviderRequest, ProviderRequestResult]
 	ProviderHeaders   Point[ProviderHeaders, None]
 	ProviderResponse  Point[ProviderResponse, None]
@@ -65,6 +66,7 @@ func New() *Set {
 	s.SystemPrompt.init("system_prompt", s)
 	s.Route.init("route", s)
 	s.Context.init("context", s)
+	s.ContextWithSystem.init("context_with_system", s)
 	s.ProviderRequest.init("before_provider_request", s)
 	s.ProviderHeaders.init("before_provider_headers", s)
 	s.ProviderResponse.init("after_provider_response", s)
@@ -236,19 +238,6 @@ func (s *Set) RunUserBash(ctx context.Context, e UserBash) (UserBashResult, bool
 		return false
 	}, nil)
 	return out, out.Handled
-}
-
-// RunSettle returns the first follow-up a handler asks for.
-func (s *Set) RunSettle(ctx context.Context, e Settle) (string, bool) {
-	var out SettleResult
-	s.Settle.each(ctx, &e, func(_ string, r SettleResult) bool {
-		if r.Continue {
-			out = r
-			return true
-		}
-		return false
-	}, nil)
-	return out.FollowUp, out.Continue
 }
 
 // RunOverflow asks the handlers to free space; true when one did.
