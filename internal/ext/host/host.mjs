@@ -776,6 +776,9 @@ rl.on("line", (line) => {
 	} catch {
 		return;
 	}
+	// Not a message (null, a number, an array): a throw here would lose
+	// the lines after it in the same chunk.
+	if (!m || typeof m !== "object" || Array.isArray(m)) return;
 	if (m.method) {
 		handle(m);
 		return;
