@@ -257,7 +257,8 @@ func (m *Manager) InstallDir(src Source, scope string) (string, error) {
 }
 
 // installedDir returns the directory of an installed source and whether it
-// is there (an npm install must also match a pinned version).
+// is there (an npm install must also match a pinned version or be in the
+// range of its spec).
 func (m *Manager) installedDir(src Source, scope string) (string, bool) {
 	dir, err := m.InstallDir(src, scope)
 	if err != nil {
@@ -269,6 +270,18 @@ func (m *Manager) installedDir(src Source, scope string) (string, bool) {
 	if src.Type == TypeNpm && src.Pinned() {
 		man, err := ReadManifest(dir)
 		if err != nil || man == nil || strings.TrimPrefix(man.Version, "v") != strings.TrimPrefix(src.Version, "v") {
+			return dir, false
+		}
+	}
+	if src.Type == TypeNpm && src.Version != "" && !src.Pinned() {
+		// A range: the installed version must be in it (the settings
+		// entry may have moved from ^1 to ^2). A dist-tag cannot be
+		// checked without the registry.
+		man, err := ReadManifest(dir)
+		if err != nil || man == nil {
+			return dir, false
+		}
+		if ok, known := satisfies(man.Version, src.Version); known && !ok {
 			return dir, false
 		}
 	}
