@@ -87,6 +87,7 @@ func runConfigCommand(ctx context.Context, args []string, env config.Env, stdin 
 // project view of every resource.
 func configScopes(ctx context.Context, cwd, agentDir string, trusted, offline bool, stderr io.Writer) []tui.ConfigScope {
 	var scopes []tui.ConfigScope
+	userEnabled := map[string]bool{} // kind + path -> enabled, in the user view
 	for _, project := range []bool{false, true} {
 		if project && !trusted {
 			break
@@ -119,9 +120,20 @@ func configScopes(ctx context.Context, cwd, agentDir string, trusted, offline bo
 		byPath := map[string]packages.Resource{}
 		for _, row := range rows {
 			r, k := row.r, row.k
-			byPath[k.String()+"\x00"+r.Path] = r
-			sc.Items = append(sc.Items, tui.ConfigItem{Group: packages.GroupLabel(r.Meta, agentDir), Kind: k.String(),
-				Name: packages.DisplayName(r, k), Path: r.Path, Enabled: r.Enabled, Editable: r.Meta.Scope == want})
+			key := k.String() + "\x00" + r.Path
+			byPath[key] = r
+			it := tui.ConfigItem{Group: packages.GroupLabel(r.Meta, agentDir), Kind: k.String(),
+				Name: packages.DisplayName(r, k), Path: r.Path, Enabled: r.Enabled, Editable: r.Meta.Scope == want}
+			if !project {
+				userEnabled[key] = r.Enabled
+			} else {
+				_, it.Inherited = userEnabled[key]
+				it.Editable = true
+				if it.Override, _ = m.ProjectOverride(r, k, it.Inherited); it.Override == "" {
+					it.Override = packages.OverrideInherit
+				}
+			}
+			sc.Items = append(sc.Items, it)
 		}
 		sc.Toggle = func(it tui.ConfigItem, enabled bool) error {
 			r := byPath[it.Kind+"\x00"+it.Path]
@@ -131,6 +143,29 @@ func configScopes(ctx context.Context, cwd, agentDir string, trusted, offline bo
 				}
 			}
 			return fmt.Errorf("unknown resource kind %s", it.Kind)
+		}
+		if project {
+			sc.Cycle = func(it tui.ConfigItem) (tui.ConfigItem, error) {
+				key := it.Kind + "\x00" + it.Path
+				r := byPath[key]
+				k, ok := kindNamed(it.Kind)
+				if !ok {
+					return it, fmt.Errorf("unknown resource kind %s", it.Kind)
+				}
+				// What the project inherits: the user view's state, or on
+				// for the project's own resources.
+				inheritedOn, inherited := userEnabled[key]
+				if !inherited {
+					inheritedOn = true
+				}
+				next := packages.NextOverride(it.Override, inheritedOn)
+				if err := m.SetProjectOverride(r, k, next, inherited); err != nil {
+					return it, err
+				}
+				it.Override = next
+				it.Enabled = next == packages.OverrideLoad || next == packages.OverrideInherit && inheritedOn
+				return it, nil
+			}
 		}
 		scopes = append(scopes, sc)
 	}
@@ -152,6 +187,12 @@ func printConfigScope(w io.Writer, sc tui.ConfigScope) {
 		box := "[ ]"
 		if it.Enabled {
 			box = "[x]"
+		}
+		switch {
+		case sc.Cycle != nil && it.Override == packages.OverrideLoad:
+			box = "[+]"
+		case sc.Cycle != nil && it.Override == packages.OverrideUnload:
+			box = "[-]"
 		}
 		fmt.Fprintf(w, "      %s %s\n", box, it.Name)
 	}
@@ -189,4 +230,13 @@ func sortConfigRows(rows []configRow) {
 		}
 		return packages.DisplayName(a.r, a.k) < packages.DisplayName(b.r, b.k)
 	})
+}
+
+func kindNamed(name string) (packages.Kind, bool) {
+	for _, k := range packages.Kinds {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return 0, false
 }

@@ -17,6 +17,10 @@ type ConfigItem struct {
 	// Editable rows belong to the scope's settings file; others are shown
 	// for reference (inherited from the user settings).
 	Editable bool
+	// Override is the row's project override in a scope with Cycle:
+	// "inherit", "load" or "unload"; Inherited marks a user resource.
+	Override  string
+	Inherited bool
 }
 
 // ConfigScope is one mode of `relay config`: the resources as that
@@ -25,6 +29,9 @@ type ConfigScope struct {
 	Title, File string
 	Items       []ConfigItem
 	Toggle      func(item ConfigItem, enabled bool) error
+	// Cycle, when set (the project mode), replaces Toggle: Space moves
+	// any row through inherit / load / unload and returns it updated.
+	Cycle func(item ConfigItem) (ConfigItem, error)
 }
 
 // RunConfig runs the resource selector of `relay config` until Esc or
@@ -116,6 +123,20 @@ func (m *configModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *configModel) toggle(i int) {
 	sc := &m.scopes[m.scope]
 	it := sc.Items[i]
+	if sc.Cycle != nil {
+		next, err := sc.Cycle(it)
+		if err != nil {
+			m.status = "Error: " + err.Error()
+			return
+		}
+		sc.Items[i] = next
+		what := map[string]string{"load": "loaded by the project", "unload": "unloaded by the project"}[next.Override]
+		if what == "" {
+			what = "inherited"
+		}
+		m.status = fmt.Sprintf("%s %s (saved to %s)", it.Name, what, sc.File)
+		return
+	}
 	if !it.Editable {
 		m.status = it.Name + " comes from another settings file; switch with Tab to change it there"
 		return
@@ -139,6 +160,9 @@ func (m *configModel) View() tea.View {
 	sc := m.scopes[m.scope]
 	w := max(20, m.width)
 	hint := "space toggle · esc close"
+	if sc.Cycle != nil {
+		hint = "space cycle inherit/+/- · esc close"
+	}
 	if len(m.scopes) > 1 {
 		hint = "tab switch mode · " + hint
 	}
@@ -171,7 +195,14 @@ func (m *configModel) View() tea.View {
 			prefix, cursorRow = "> ", len(rows)
 		}
 		row := prefix + "    " + box + " " + it.Name
-		if !it.Editable {
+		switch {
+		case sc.Cycle != nil && it.Override == "load":
+			row = prefix + "    [+] " + it.Name + "  project load"
+		case sc.Cycle != nil && it.Override == "unload":
+			row = prefix + "    [-] " + it.Name + "  project unload"
+		case sc.Cycle != nil && it.Inherited:
+			row = "\x1b[2m" + row + "  inherited global\x1b[22m"
+		case sc.Cycle == nil && !it.Editable:
 			row = "\x1b[2m" + row + "  (inherited)\x1b[22m"
 		}
 		rows = append(rows, row)

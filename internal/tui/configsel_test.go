@@ -77,3 +77,39 @@ func TestConfigSelector(t *testing.T) {
 		t.Errorf("inherited row toggled: %v", toggled)
 	}
 }
+
+// The project mode cycles every row, the user's included, through
+// inherit, a project load or unload, and back.
+func TestConfigSelectorProjectCycle(t *testing.T) {
+	var calls []string
+	cycle := func(it ConfigItem) (ConfigItem, error) {
+		calls = append(calls, it.Name+":"+it.Override)
+		next := map[string]string{"inherit": "unload", "unload": "load", "load": "inherit"}[it.Override]
+		it.Override, it.Enabled = next, next != "unload"
+		return it, nil
+	}
+	m := &configModel{width: 100, height: 24, scopes: []ConfigScope{
+		{Title: "Project Local Resources", File: ".relay/settings.json", Cycle: cycle, Items: []ConfigItem{
+			{Group: "User (~/.relay/agent/)", Kind: "extensions", Name: "user.ts", Enabled: true, Override: "inherit", Inherited: true},
+		}},
+	}}
+	space := func() { m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}) }
+	if v := m.View().Content; !strings.Contains(v, "[x] user.ts  inherited global") || !strings.Contains(v, "cycle inherit/+/-") {
+		t.Fatalf("inherited row:\n%s", v)
+	}
+	space()
+	if v := m.View().Content; !strings.Contains(v, "[-] user.ts  project unload") || !strings.Contains(v, "user.ts unloaded by the project (saved to .relay/settings.json)") {
+		t.Fatalf("after one press:\n%s", v)
+	}
+	space()
+	if v := m.View().Content; !strings.Contains(v, "[+] user.ts  project load") {
+		t.Fatalf("after two presses:\n%s", v)
+	}
+	space()
+	if v := m.View().Content; !strings.Contains(v, "user.ts inherited (saved") || !strings.Contains(v, "inherited global") {
+		t.Fatalf("after three presses:\n%s", v)
+	}
+	if strings.Join(calls, " ") != "user.ts:inherit user.ts:unload user.ts:load" {
+		t.Errorf("cycle calls %v", calls)
+	}
+}
