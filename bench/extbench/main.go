@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +74,14 @@ func main() {
 		return first.Sub(start), cpu
 	}
 	launch(five) // installs jiti, fills the transpile cache
+	// On a shared machine the wall times follow the load: print it.
+	loadavg := func(when string) {
+		if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+			fmt.Printf("load average %s: %s (%d CPUs)\n", when, strings.Join(strings.Fields(string(b))[:3], " "), runtime.NumCPU())
+		}
+	}
+	loadavg("before")
+	defer loadavg("after")
 	for _, tc := range []struct {
 		name string
 		args []string
