@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/config"
+	"github.com/relay-agent/relay/internal/llm/cloudcode"
 	"github.com/relay-agent/relay/internal/models"
 )
 
@@ -68,6 +69,33 @@ func catalogFetcher(hc *http.Client, base string) models.CatalogFetcher {
 	}
 }
 
+// withAccountCatalogs answers for the providers whose models the signed-in
+// account lists (Antigravity's fetchAvailableModels, as the original
+// discovers them) instead of the catalog service; without a sign-in such a
+// provider is absent.
+func withAccountCatalogs(fetch models.CatalogFetcher, reg *models.Registry, hc *http.Client) models.CatalogFetcher {
+	return func(ctx context.Context, provider, etag string) (models.Fetched, error) {
+		if provider != cloudcode.Antigravity {
+			return fetch(ctx, provider, etag)
+		}
+		if reg.AuthSource(provider) != models.SourceAuthOAuth {
+			return models.Fetched{Status: http.StatusNotFound}, nil
+		}
+		use, err := reg.OAuthUse(ctx, provider, models.RefreshMargin)
+		if err != nil {
+			return models.Fetched{}, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, catalogAttemptTimeout)
+		defer cancel()
+		body, err := cloudcode.AntigravityModels(ctx, hc, cloudcode.Account{Access: use.APIKey, Project: use.Headers["X-Goog-User-Project"],
+			BaseURL: use.BaseURL, Version: reg.ProviderEnv(provider)("RELAY_AI_ANTIGRAVITY_VERSION")})
+		if err != nil {
+			return models.Fetched{}, err
+		}
+		return models.Fetched{Status: http.StatusOK, Body: body, LastModified: time.Now()}, nil
+	}
+}
+
 // runUpdateModels is relay update --models: every built-in provider's
 // catalog is refreshed now (even offline: the person asked for it), and
 // what changed is printed.
@@ -78,9 +106,11 @@ func runUpdateModels(ctx context.Context, env config.Env, base string, hc *http.
 		return 1
 	}
 	reg, _ := models.Load(agentDir, env.Get) // a models.json error does not stop a catalog refresh
+	signIns := newSignIns(env, reg)          // Antigravity's list is asked with the sign-in's token
+	reg.SetOAuth(signIns.OAuth, signIns.IDs()...)
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(len(models.Providers()))*catalogAttemptTimeout)
 	defer cancel()
-	res, err := reg.RefreshCatalog(ctx, models.RefreshOptions{Fetch: catalogFetcher(hc, base), Force: true})
+	res, err := reg.RefreshCatalog(ctx, models.RefreshOptions{Fetch: withAccountCatalogs(catalogFetcher(hc, base), reg, hc), Force: true})
 	updated, unchanged := 0, 0
 	for _, r := range res {
 		switch r.Status {
@@ -117,6 +147,6 @@ func startCatalogRefresh(ctx context.Context, env config.Env, reg *models.Regist
 		}
 		ctx, cancel := context.WithTimeout(ctx, catalogTimeout)
 		defer cancel()
-		_, _ = reg.RefreshCatalog(ctx, models.RefreshOptions{Fetch: catalogFetcher(hc, base)})
+		_, _ = reg.RefreshCatalog(ctx, models.RefreshOptions{Fetch: withAccountCatalogs(catalogFetcher(hc, base), reg, hc)})
 	}()
 }

@@ -128,3 +128,55 @@ func TestBackgroundCatalogRefresh(t *testing.T) {
 		}
 	}
 }
+
+// TestAntigravityModelsFromTheAccount: the Antigravity catalog is the
+// signed-in account's list (fetchAvailableModels with the sign-in's
+// project), not the catalog service's; it replaces the shipped rows.
+// Without a sign-in the provider is absent and nothing is asked.
+func TestAntigravityModelsFromTheAccount(t *testing.T) {
+	svc := newCatalogService(t)
+	var asked []map[string]any
+	var mu sync.Mutex
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		asked = append(asked, body)
+		mu.Unlock()
+		if r.URL.Path != "/v1internal:fetchAvailableModels" || r.Header.Get("Authorization") != "Bearer ya29.a" {
+			w.WriteHeader(403)
+			return
+		}
+		fmt.Fprint(w, `{"models":{"claude-opus-4-6-thinking":{"displayName":"Claude Opus 4.6 (Thinking)","maxOutputTokens":64000},"x-internal":{"displayName":"x","isInternal":true}}}`)
+	}))
+	defer gateway.Close()
+	agent := t.TempDir()
+	env := config.EnvFromMap(map[string]string{"RELAY_CODING_AGENT_DIR": agent})
+	var out, errb bytes.Buffer
+	if code := runUpdateModels(context.Background(), env, svc.URL, nil, &out, &errb); code != 0 || len(asked) != 0 {
+		t.Fatalf("without a sign-in: exit %d, %d gateway requests, %s", code, len(asked), errb.String())
+	}
+	os.WriteFile(filepath.Join(agent, "auth.json"), []byte(fmt.Sprintf(
+		`{"google-antigravity":{"type":"oauth","access":"ya29.a","refresh":"1//r","expires":%d,"projectId":"proj-5","baseUrl":%q}}`,
+		time.Now().Add(time.Hour).UnixMilli(), gateway.URL)), 0o600)
+	out.Reset()
+	if code := runUpdateModels(context.Background(), env, svc.URL, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "google-antigravity: 1 models") {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out.String(), errb.String())
+	}
+	if len(asked) != 1 || asked[0]["project"] != "proj-5" {
+		t.Fatalf("gateway asked %v", asked)
+	}
+	for _, r := range svc.requests() {
+		if strings.Contains(r.URL.Path, "google-antigravity") {
+			t.Errorf("the catalog service was asked for Antigravity")
+		}
+	}
+	reg, _ := models.Load(agent, env.Get)
+	m := reg.Find("google-antigravity", "claude-opus-4-6-thinking")
+	if m == nil || m.API != "google-generative-ai" || !m.Reasoning || m.ContextWindow != 200000 || m.MaxTokens != 64000 {
+		t.Fatalf("discovered model %+v", m)
+	}
+	if reg.Find("google-antigravity", "gemini-3-pro-high") != nil || reg.Find("google-antigravity", "x-internal") != nil {
+		t.Error("the account's list does not replace the shipped rows")
+	}
+}

@@ -213,10 +213,26 @@ func storeOverlay(store map[string]StoreEntry) []*llm.Model {
 }
 
 // overlayModels replaces same-provider/id models of base with over and
-// appends the others.
+// appends the others. The models of an account catalog (accountCatalogs)
+// are the account's list alone: the shipped rows of that provider go.
 func overlayModels(base, over []*llm.Model) []*llm.Model {
 	if len(over) == 0 {
 		return base
+	}
+	listed := map[string]bool{}
+	for _, m := range over {
+		if accountCatalogs[m.Provider] {
+			listed[m.Provider] = true
+		}
+	}
+	if len(listed) > 0 {
+		kept := base[:0:0]
+		for _, m := range base {
+			if !listed[m.Provider] {
+				kept = append(kept, m)
+			}
+		}
+		base = kept
 	}
 	idx := make(map[string]int, len(base))
 	for i, m := range base {

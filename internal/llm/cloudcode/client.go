@@ -113,28 +113,36 @@ func (c *Client) flavor(m *llm.Model) flavor {
 			"Client-Metadata":   `{"ideType":"IDE_UNSPECIFIED","platform":"PLATFORM_UNSPECIFIED","pluginType":"GEMINI"}`,
 		}}
 	}
-	version := strings.TrimSpace(c.cfg.Getenv("RELAY_AI_ANTIGRAVITY_VERSION"))
-	if version == "" {
+	return flavor{antigravity: true, endpoints: antigravityEndpoints(base),
+		headers: antigravityHeaders(c.cfg.Getenv("RELAY_AI_ANTIGRAVITY_VERSION"))}
+}
+
+// antigravityHeaders carry the client version Cloud Code Assist expects
+// ("" = the default).
+func antigravityHeaders(version string) map[string]string {
+	if version = strings.TrimSpace(version); version == "" {
 		version = defaultAntigravityVersion
 	}
-	f := flavor{antigravity: true, headers: map[string]string{"User-Agent": "antigravity/" + version}}
-	// The sign-in's origin (or the catalog's) comes first; a known
-	// Antigravity origin keeps the others as fallbacks, a foreign one (a
-	// proxy, a test server) is the only one.
+	return map[string]string{"User-Agent": "antigravity/" + version}
+}
+
+// antigravityEndpoints are the origins to try for base: the sign-in's (or
+// the catalog's) first; a known Antigravity origin keeps the others as
+// fallbacks, a foreign one (a proxy, a test server) is the only one.
+func antigravityEndpoints(base string) []string {
 	switch {
 	case base == "":
-		f.endpoints = AntigravityEndpoints
+		return AntigravityEndpoints
 	case known(base):
-		f.endpoints = []string{base}
+		out := []string{base}
 		for _, e := range AntigravityEndpoints {
 			if e != base {
-				f.endpoints = append(f.endpoints, e)
+				out = append(out, e)
 			}
 		}
-	default:
-		f.endpoints = []string{base}
+		return out
 	}
-	return f
+	return []string{base}
 }
 
 func known(base string) bool {
