@@ -79,9 +79,6 @@ func (p *PartialJSON) Value() map[string]any {
 	return p.root
 }
 
-// Raw returns the input written so far (sharing p's buffer, no copy).
-func (p *PartialJSON) Raw() string { return p.raw.String() }
-
 // Complete reports whether the root object has been closed.
 func (p *PartialJSON) Complete() bool { return p.st == pjEnd && !p.bad }
 

@@ -61,11 +61,6 @@ func NewMessageBuilder(model *Model, emit func(AssistantEvent)) *MessageBuilder 
 // Message returns the message being built (the value Partial points at).
 func (b *MessageBuilder) Message() *AssistantMessage { return b.msg }
 
-// Started reports whether the start event was emitted, i.e. the provider
-// answered and streaming began. Clients use it to decide whether a
-// provider-level retry is still possible.
-func (b *MessageBuilder) Started() bool { return b.started }
-
 // HasContent reports whether any content block exists.
 func (b *MessageBuilder) HasContent() bool { return len(b.msg.Content) > 0 }
 
