@@ -1,6 +1,7 @@
 package tmuxe2e_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -183,5 +184,32 @@ func TestE2EExtensionModalEditor(t *testing.T) {
 	reqs := e.fake.Requests()
 	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Raw), "hello") {
 		t.Errorf("the prompt did not reach the model")
+	}
+}
+
+// todo.ts: the tool's renderCall and renderResult draw its block (in
+// place of relay's "todo action=..." title and raw result text).
+func TestE2EExtensionToolRenderers(t *testing.T) {
+	for _, mode := range []string{"fullscreen", "regular"} {
+		t.Run(mode, func(t *testing.T) {
+			todo := piExample(t, "todo.ts")
+			call := llmtest.Response{ToolCalls: []llmtest.Block{{Type: "toolCall", ID: "t1", Name: "todo",
+				Args: json.RawMessage(`{"action":"add","text":"buy milk"}`)}}}
+			e := newTmux(t, &llmtest.Script{Responses: []llmtest.Response{call, {Text: "noted it"}}}, map[string]any{"tuiMode": mode})
+			e.withJiti()
+			e.start("-e", todo)
+			e.text("remember milk")
+			e.keys("Enter")
+			e.waitFor("noted it", 60*time.Second)
+			s := e.waitFor("✓ Added #1 buy milk", 30*time.Second)
+			for _, want := range []string{`todo add "buy milk"`, "✓ Added #1 buy milk"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("screen lacks %q:\n%s", want, s)
+				}
+			}
+			if strings.Contains(s, "action=") || strings.Contains(s, "Added todo #1: buy milk") {
+				t.Errorf("relay's own tool rendering drawn:\n%s", s)
+			}
+		})
 	}
 }

@@ -227,9 +227,14 @@ func (it *item) toolBody(c *renderCtx, w int) ([]string, bool) {
 		return nil, false
 	}
 	key := slotKey{width: w, expanded: c.toolsExpanded, data: it.dver}
-	lines, ok, _ := it.extLines(c, slotResult, s, key, func() hooks.RenderRequest {
+	lines, ok, pending := it.extLines(c, slotResult, s, key, func() hooks.RenderRequest {
 		return hooks.RenderRequest{Target: hooks.RenderToolResult, Name: it.toolName, Data: it.toolData()}
 	})
+	if !ok && pending && !s.answered {
+		// The first answer is on its way: no body rather than relay's
+		// for a moment.
+		return nil, true
+	}
 	if !ok {
 		return nil, false
 	}
