@@ -13,6 +13,7 @@ import (
 	"github.com/relay-agent/relay/internal/ext"
 	"github.com/relay-agent/relay/internal/packages"
 	"github.com/relay-agent/relay/internal/settings"
+	"github.com/relay-agent/relay/internal/tool/builtin"
 )
 
 // extensionPaths lists the extension files of this run in load order, as
@@ -100,7 +101,9 @@ func (l *launch) startExt(ctx context.Context, paths []string, st *settings.Sett
 	mode := map[mode]string{modeTUI: "tui", modeRPC: "rpc", modeJSON: "json", modePrint: "print"}[l.mode]
 	return ext.Start(ctx, ext.Options{Paths: paths, AgentDir: l.agentDir, Cwd: l.cwd, Mode: mode,
 		HasUI: l.mode == modeTUI || l.mode == modeRPC, Flags: l.a.ExtFlags, NpmCommand: st.NpmCommand,
-		Environ: environ(l.env), Hooks: l.seam, Commands: l.cmds, Shutdown: l.requestShutdown, Log: extensionLog(l.agentDir), HandlerTimeout: timeout, Settings: st})
+		Environ: environ(l.env), Hooks: l.seam, Commands: l.cmds, Shutdown: l.requestShutdown, Log: extensionLog(l.agentDir), HandlerTimeout: timeout, Settings: st,
+		// The tool factories' built-ins run with the run's final settings.
+		ToolEnv: func() builtin.Env { return builtinEnv(l.st, l.cwd) }})
 }
 
 // extensionLog is where extensions' console output goes: a file in the

@@ -27,8 +27,7 @@ import (
 // from the call's context (tool.TurnFrom), so nothing here waits for the
 // runtime.
 func buildTools(a *Args, st *settings.Settings, cwd string) (*tool.Registry, []string, []string) {
-	env := builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix,
-		ImagesAutoResize: st.Images.AutoResize, ImagesBlock: st.Images.BlockImages}
+	env := builtinEnv(st, cwd)
 	known := builtin.Names()
 	for _, x := range scriptTools {
 		if !builtinDisabled(st, x.builtin) {
@@ -133,4 +132,12 @@ func selectTools(a *Args, defaults, known []string) (active, warnings []string) 
 		}
 	}
 	return active, warnings
+}
+
+// builtinEnv is the built-in tools' environment from the settings; the
+// extension host's tool factories (createBashTool, ...) run the built-ins
+// with it too.
+func builtinEnv(st *settings.Settings, cwd string) builtin.Env {
+	return builtin.Env{Cwd: cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix,
+		ImagesAutoResize: st.Images.AutoResize, ImagesBlock: st.Images.BlockImages}
 }

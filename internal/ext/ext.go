@@ -32,6 +32,7 @@ import (
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/models"
 	"github.com/relay-agent/relay/internal/tool"
+	"github.com/relay-agent/relay/internal/tool/builtin"
 )
 
 // DefaultHandlerTimeout bounds one handler call (time spent waiting for
@@ -74,6 +75,10 @@ type Options struct {
 	Log io.Writer
 	// LookPath finds programs (exec.LookPath when nil).
 	LookPath func(string) (string, error)
+	// ToolEnv is the built-in tools' environment (settings, session
+	// variables) for the tool factories extensions import
+	// (createReadTool, ...); nil: the built-ins' defaults in Cwd.
+	ToolEnv func() builtin.Env
 }
 
 // LoadError is an extension that did not load, or a registration of it
@@ -140,6 +145,7 @@ type Manager struct {
 	busy   atomic.Int32 // runs in progress (agent_start .. agent_end)
 	asked  atomic.Int32 // dialogs open on behalf of a handler (pauses timeouts)
 	nested atomic.Int64 // ctx.executeTool call ids
+	lib    libState     // library requests (tool factories, complete) in progress
 	// catalog is the fingerprint of the tool and command lists last sent
 	// to the host (they are sent again only when they change).
 	catalog string
@@ -296,7 +302,7 @@ func (m *Manager) initialState() map[string]any {
 	settings := m.opts.Settings
 	m.mu.Unlock()
 	return map[string]any{"cwd": m.opts.Cwd, "mode": m.opts.Mode, "hasUI": m.opts.HasUI, "agentDir": m.opts.AgentDir, "flags": flags,
-		"settings": settings}
+		"settings": settings, "builtinTools": builtinSpecs()}
 }
 
 // Attach binds the runtime once it exists: API calls that act on the

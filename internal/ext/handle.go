@@ -133,6 +133,9 @@ func (m *Manager) handle(msg message) {
 			m.api(msg)
 		}()
 	default:
+		if m.handleLib(msg) {
+			return
+		}
 		if c, err := m.conn(); err == nil {
 			c.reply(msg.ID, nil, fmt.Errorf("unknown method %s", msg.Method))
 		}

@@ -54,8 +54,9 @@ const notify = (method, params) => send({ method, params });
 
 let nextId = 0;
 const waiting = new Map();
-function request(method, params) {
+function request(method, params, onId) {
 	const id = ++nextId;
+	onId?.(id);
 	send({ id, method, params });
 	return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
 }
@@ -91,7 +92,17 @@ globalThis.__relayHost = {
 		return state.agentDir;
 	},
 	reportError: (where, e) => notify("error", { ext: "", event: where, message: errText(e) }),
+	// The API modules' own exchange with relay (tool factories, complete):
+	// requests, notifications, and handlers for relay's notifications.
+	request,
+	notify,
+	state,
+	onNotification: (method, fn) => libHandlers.set(method, fn),
+	get theme() {
+		return themeProxy;
+	},
 };
+const libHandlers = new Map();
 
 function errText(e) {
 	if (e instanceof Error) return e.message || String(e);
@@ -300,7 +311,7 @@ function execCommand(command, args = [], options = {}) {
 // renders and forwards keys by id.
 const components = new Map();
 let nextComponent = 0;
-const keybindings = { matches: (data, key) => api.matchesKey(data, key) };
+const keybindings = api.getKeybindings();
 const footerData = { getGitBranch: () => undefined, getExtensionStatuses: () => new Map(), onBranchChange: () => () => {} };
 
 async function mount(factory, rest) {
@@ -750,7 +761,7 @@ const methods = {
 };
 
 async function handle(m) {
-	const fn = methods[m.method];
+	const fn = methods[m.method] ?? (m.id === undefined ? libHandlers.get(m.method) : undefined);
 	if (m.id === undefined) {
 		// notification
 		try {

@@ -1,0 +1,115 @@
+package ext
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/relay-agent/relay/internal/tool"
+	"github.com/relay-agent/relay/internal/tool/builtin"
+)
+
+// A wrapper registered as "read" calls the original through
+// createReadTool: relay's built-in runs (the registry's "read" is the
+// wrapper itself, so a call by name would recurse), in ctx.cwd, and the
+// factory's declaration is the built-in's.
+func TestToolFactoryRunsTheBuiltin(t *testing.T) {
+	f := start(t, "factories.ts")
+	cwd := f.m.opts.Cwd
+	if err := os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, ok := f.tools.Get("read")
+	if !ok {
+		t.Fatal("read wrapper not registered")
+	}
+	want, _ := builtin.New("read", builtin.Env{})
+	if got, exp := compactJSON(t, read.Spec().Parameters), compactJSON(t, want.Spec().Parameters); got != exp {
+		t.Errorf("createReadTool(cwd).parameters = %s, want the built-in's %s", got, exp)
+	}
+	if read.Spec().Description != want.Spec().Description {
+		t.Errorf("description %q, want the built-in's", read.Spec().Description)
+	}
+	r := read.Execute(context.Background(), json.RawMessage(`{"path":"notes.txt"}`), nil)
+	text := r.Content.PlainText()
+	if r.IsError || !strings.HasPrefix(text, "wrapped:") || !strings.Contains(text, "alpha\nbeta") {
+		t.Fatalf("wrapped read = %q (error %v)", text, r.IsError)
+	}
+	r = read.Execute(context.Background(), json.RawMessage(`{"path":"missing.txt"}`), nil)
+	if !strings.Contains(r.Content.PlainText(), "missing.txt") {
+		t.Errorf("a missing file: %q, want the built-in's error naming it", r.Content.PlainText())
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, e := range f.errs {
+		t.Errorf("unexpected extension error: %v", e)
+	}
+}
+
+// createBashTool's spawnHook and commandPrefix reach relay's bash, its
+// partial output streams through the wrapper, and aborting the wrapper's
+// call ends the built-in's command.
+func TestBashFactoryHookUpdatesAndAbort(t *testing.T) {
+	f := start(t, "factories.ts")
+	bash, ok := f.tools.Get("hooked_bash")
+	if !ok {
+		t.Fatal("hooked_bash not registered")
+	}
+	r := bash.Execute(context.Background(), json.RawMessage(`{"command":"echo $FROM_HOOK $FROM_PREFIX"}`), nil)
+	if got := strings.TrimSpace(r.Content.PlainText()); r.IsError || got != "hooked prefixed" {
+		t.Fatalf("bash through the factory = %q (error %v), want the hook's and the prefix's variables", got, r.IsError)
+	}
+
+	// The command waits for a file the test creates once the first line
+	// streamed back: an update must arrive before the command ends.
+	mark := filepath.Join(t.TempDir(), "go-on")
+	args, _ := json.Marshal(map[string]string{"command": "echo one; while [ ! -f " + mark + " ]; do sleep 0.05; done; echo two"})
+	var once sync.Once
+	r = bash.Execute(context.Background(), args, func(p tool.Result) {
+		if strings.Contains(p.Content.PlainText(), "one") {
+			once.Do(func() { _ = os.WriteFile(mark, nil, 0o644) })
+		}
+	})
+	if got := r.Content.PlainText(); r.IsError || !strings.Contains(got, "one\ntwo") {
+		t.Fatalf("streamed bash = %q (error %v)", got, r.IsError)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r = bash.Execute(ctx, json.RawMessage(`{"command":"echo started; sleep 60; echo never"}`), func(p tool.Result) {
+		if strings.Contains(p.Content.PlainText(), "started") {
+			cancel()
+		}
+	})
+	if got := r.Content.PlainText(); !r.IsError || strings.Contains(got, "never") {
+		t.Fatalf("aborted bash = %q (error %v), want an aborted result", got, r.IsError)
+	}
+}
+
+// Options relay cannot honour yet (a remote ReadOperations) fail the
+// call, naming the option: never a silent local read.
+func TestToolFactoryRefusesUnsupportedOperations(t *testing.T) {
+	f := start(t, "factories.ts")
+	rr, ok := f.tools.Get("remote_read")
+	if !ok {
+		t.Fatal("remote_read not registered")
+	}
+	r := rr.Execute(context.Background(), json.RawMessage(`{"path":"x"}`), nil)
+	if !r.IsError || !strings.Contains(r.Content.PlainText(), "option operations is not supported") {
+		t.Fatalf("remote read = %q (error %v)", r.Content.PlainText(), r.IsError)
+	}
+}
+
+func compactJSON(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("schema %s: %v", raw, err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
