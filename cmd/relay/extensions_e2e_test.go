@@ -431,3 +431,31 @@ func TestExtensionFlags(t *testing.T) {
 		}
 	}
 }
+
+// complete and streamSimple of pi-ai reach the model through relay's
+// provider and credentials (the fake provider answers both), with the
+// extension's system prompt and messages.
+func TestExtensionCompleteThroughRelay(t *testing.T) {
+	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "first answer"}, {Text: "second answer"}, {Text: "ok"}}}, nil)
+	// The prompt after the command makes the session file.
+	if _, errOut, code := e.run("-p", model, "-e", extPath(t, "ask.ts"), "/ask what is up", "hello"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs := e.fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want complete's, streamSimple's and the prompt's", len(reqs))
+	}
+	if raw := string(reqs[0].Raw); !strings.Contains(raw, "You answer questions.") || !strings.Contains(raw, "what is up") {
+		t.Errorf("complete's request lacks the extension's system prompt or message:\n%s", raw)
+	}
+	if raw := string(reqs[1].Raw); !strings.Contains(raw, "first answer") || !strings.Contains(raw, "again") {
+		t.Errorf("streamSimple's request lacks the conversation:\n%s", raw)
+	}
+	b, _ := os.ReadFile(e.sessionFiles()[0])
+	s := string(b)
+	for _, want := range []string{`"first":"first answer"`, `"second":"second answer"`, `"stopReason":"stop"`, `"events":["start","text_start","text_delta","text_end","done"]`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("session lacks %s:\n%s", want, s)
+		}
+	}
+}
