@@ -1,11 +1,9 @@
 // The interactive pieces of @relay-harness/coding-agent extensions build
-// UIs from: CustomEditor (what setEditorComponent factories subclass),
-// BorderedLoader, DynamicBorder, and the themes of Markdown, SelectList,
-// SettingsList and the editor.
+// UIs from: BorderedLoader, DynamicBorder, and the themes of Markdown,
+// SelectList, SettingsList and the editor (CustomEditor is editor.mjs's).
 
-import { getKeybindings } from "./keys.mjs";
 import { Container, Spacer, Text } from "./tui-basic.mjs";
-import { CancellableLoader, Editor, Loader } from "./tui-components.mjs";
+import { CancellableLoader, Loader } from "./tui-components.mjs";
 
 const host = () => globalThis.__relayHost ?? {};
 
@@ -13,42 +11,6 @@ const host = () => globalThis.__relayHost ?? {};
 // relay sends its colours) or plain text.
 function theme() {
 	return host().theme ?? { fg: (_c, s) => s, bg: (_c, s) => s, bold: (s) => `\x1b[1m${s}\x1b[22m`, italic: (s) => `\x1b[3m${s}\x1b[23m` };
-}
-
-// CustomEditor is the editor with relay's app keys: escape interrupts,
-// ctrl+d on an empty editor exits, other app actions run the handlers the
-// front end registered; everything else edits.
-export class CustomEditor extends Editor {
-	constructor(tui, editorTheme, keybindings, options) {
-		super(tui, editorTheme ?? getEditorTheme(), options);
-		this.keybindings = keybindings?.matches ? keybindings : getKeybindings();
-		this.actionHandlers = new Map();
-		this.onEscape = undefined;
-		this.onCtrlD = undefined;
-		this.onPasteImage = undefined;
-		this.onExtensionShortcut = undefined;
-	}
-	onAction(action, handler) {
-		this.actionHandlers.set(action, handler);
-	}
-	handleInput(data) {
-		if (this.onExtensionShortcut?.(data)) return;
-		const kb = this.keybindings;
-		if (kb.matches(data, "app.clipboard.pasteImage") && this.onPasteImage) return this.onPasteImage();
-		if (kb.matches(data, "app.interrupt")) {
-			const h = this.onEscape ?? this.actionHandlers.get("app.interrupt");
-			if (h && !this.isShowingAutocomplete()) return h();
-			return super.handleInput(data);
-		}
-		if (kb.matches(data, "app.exit") && this.getText().length === 0) {
-			(this.onCtrlD ?? this.actionHandlers.get("app.exit"))?.();
-			return;
-		}
-		for (const [action, h] of this.actionHandlers) {
-			if (action !== "app.interrupt" && action !== "app.exit" && kb.matches(data, action)) return h();
-		}
-		super.handleInput(data);
-	}
 }
 
 // DynamicBorder is a horizontal rule as wide as it is drawn.

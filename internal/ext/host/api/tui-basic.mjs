@@ -78,9 +78,10 @@ function pieces(s) {
 	return out;
 }
 
-// sliceByColumn is the columns [start, end) of s; its escape sequences
-// are kept so the slice keeps its colours.
-export function sliceByColumn(s, start, end = Infinity) {
+// sliceByColumn is length columns of s from column start; its escape
+// sequences are kept so the slice keeps its colours.
+export function sliceByColumn(s, start, length = Infinity) {
+	const end = start + length;
 	let out = "";
 	let col = 0;
 	for (const p of pieces(s)) {
