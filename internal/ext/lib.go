@@ -216,13 +216,6 @@ func (m *Manager) complete(ctx context.Context, raw json.RawMessage) (any, error
 		model = base.Find(p.Model.Provider, p.Model.ID)
 	}
 	if model == nil {
-		for _, md := range rt.AvailableModels() {
-			if md.Provider == p.Model.Provider && md.ID == p.Model.ID {
-				model = md
-			}
-		}
-	}
-	if model == nil {
 		return nil, fmt.Errorf("complete: unknown model %s/%s", p.Model.Provider, p.Model.ID)
 	}
 	for i, t := range p.Tools {
