@@ -90,17 +90,64 @@ func TestBashFactoryHookUpdatesAndAbort(t *testing.T) {
 	}
 }
 
-// Options relay cannot honour yet (a remote ReadOperations) fail the
-// call, naming the option: never a silent local read.
+// read, write and edit with operations (ssh.ts's remote files) run
+// relay's built-in on a copy the operations fill and take back; results
+// name the model's path, never the copy's.
+func TestToolFactoryOperations(t *testing.T) {
+	f := start(t, "factories.ts")
+	exec := func(name, args string) tool.Result {
+		t.Helper()
+		tl, ok := f.tools.Get(name)
+		if !ok {
+			t.Fatalf("%s not registered", name)
+		}
+		return tl.Execute(context.Background(), json.RawMessage(args), nil)
+	}
+	r := exec("mem_read", `{"path":"notes.txt","offset":2}`)
+	if got := r.Content.PlainText(); r.IsError || !strings.HasPrefix(got, "remote two") || strings.Contains(got, "relay-ops-") {
+		t.Errorf("read through operations = %q (error %v)", got, r.IsError)
+	}
+	r = exec("mem_read", `{"path":"gone.txt"}`)
+	if got := r.Content.PlainText(); !r.IsError || got != "File not found: gone.txt" {
+		t.Errorf("missing remote file = %q (error %v)", got, r.IsError)
+	}
+	r = exec("mem_edit", `{"path":"notes.txt","edits":[{"oldText":"remote two","newText":"edited two"}]}`)
+	if got := r.Content.PlainText(); r.IsError || strings.Contains(got, "relay-ops-") || !strings.Contains(got, "notes.txt") {
+		t.Errorf("edit through operations = %q (error %v)", got, r.IsError)
+	}
+	r = exec("mem_edit", `{"path":"notes.txt","edits":[{"oldText":"absent","newText":"x"}]}`)
+	if !r.IsError || !strings.Contains(r.Content.PlainText(), "notes.txt") {
+		t.Errorf("a failed edit = %q (error %v)", r.Content.PlainText(), r.IsError)
+	}
+	if r = exec("mem_write", `{"path":"sub/new.txt","content":"fresh"}`); r.IsError {
+		t.Errorf("write through operations = %q", r.Content.PlainText())
+	}
+	var state struct {
+		Files map[string]string `json:"files"`
+		Dirs  []string          `json:"dirs"`
+	}
+	if err := json.Unmarshal([]byte(exec("mem_files", `{"path":"x"}`).Content.PlainText()), &state); err != nil {
+		t.Fatal(err)
+	}
+	if got := state.Files["/remote/notes.txt"]; got != "remote one\nedited two\n" {
+		t.Errorf("remote file after the edit = %q", got)
+	}
+	if got := state.Files["/remote/sub/new.txt"]; got != "fresh" || len(state.Dirs) != 1 || state.Dirs[0] != "/remote/sub" {
+		t.Errorf("remote write: file %q, mkdir %v", got, state.Dirs)
+	}
+}
+
+// Operations relay cannot honour yet (grep's) fail the call naming the
+// option: never a silent local grep.
 func TestToolFactoryRefusesUnsupportedOperations(t *testing.T) {
 	f := start(t, "factories.ts")
-	rr, ok := f.tools.Get("remote_read")
+	rg, ok := f.tools.Get("remote_grep")
 	if !ok {
-		t.Fatal("remote_read not registered")
+		t.Fatal("remote_grep not registered")
 	}
-	r := rr.Execute(context.Background(), json.RawMessage(`{"path":"x"}`), nil)
-	if !r.IsError || !strings.Contains(r.Content.PlainText(), "option operations is not supported") {
-		t.Fatalf("remote read = %q (error %v)", r.Content.PlainText(), r.IsError)
+	r := rg.Execute(context.Background(), json.RawMessage(`{"pattern":"x"}`), nil)
+	if !r.IsError || !strings.Contains(r.Content.PlainText(), "createGrepTool: option operations is not supported by relay yet") {
+		t.Fatalf("remote grep = %q (error %v)", r.Content.PlainText(), r.IsError)
 	}
 }
 

@@ -82,7 +82,9 @@ function makeTool(name, factory, cwd, options, supported, definition) {
 		parameters: structuredClone(spec.parameters),
 		async execute(toolCallId, params, signal, onUpdate) {
 			if (refused) throw new Error(refused);
-			return libRequest("builtin_tool", { name, cwd, toolCallId: toolCallId ?? "", params: params ?? {} }, signal, onUpdate);
+			const run = (p, c = cwd) => libRequest("builtin_tool", { name, cwd: c, toolCallId: toolCallId ?? "", params: p }, signal, onUpdate);
+			if (options?.operations) return staged(name, factory, options.operations, cwd, params ?? {}, run);
+			return run(params ?? {});
 		},
 	};
 	if (definition) {
@@ -90,6 +92,57 @@ function makeTool(name, factory, cwd, options, supported, definition) {
 		if (spec.promptGuidelines?.length) tool.promptGuidelines = [...spec.promptGuidelines];
 	}
 	return tool;
+}
+
+// ---- read, write, edit with operations: staged through relay's built-in ----
+
+// resolve is the absolute path the built-ins would use for p.
+function resolve(cwd, p) {
+	p = String(p ?? "").replace(/^@/, "");
+	if (p === "~" || p.startsWith("~/")) p = path.join(os.homedir(), p.slice(1));
+	return path.resolve(cwd, p || ".");
+}
+
+function replaceAll(v, from, to) {
+	if (typeof v === "string") return v.split(from).join(to);
+	if (Array.isArray(v)) return v.map((x) => replaceAll(x, from, to));
+	if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceAll(x, from, to)]));
+	return v;
+}
+
+const STAGED_OPS = { read: ["readFile", "access"], write: ["writeFile", "mkdir"], edit: ["readFile", "writeFile", "access"] };
+
+// staged runs relay's built-in read, write or edit on a private copy of
+// the file the operations reach (a remote machine, a sandbox): the copy is
+// read through them first, the built-in works on it (its limits, its
+// messages, its matching), and what it wrote goes back through them. The
+// copy's path never shows: results name the path the model gave.
+async function staged(name, factory, ops, cwd, params, run) {
+	for (const fn of STAGED_OPS[name] ?? []) {
+		if (typeof ops[fn] !== "function") throw new Error(`${factory}: operations.${fn} is not a function`);
+	}
+	const target = resolve(cwd, params.path);
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "relay-ops-"));
+	const copy = path.join(dir, path.basename(target) || "file");
+	try {
+		let exists = false;
+		if (name !== "write") {
+			try {
+				await ops.access(target);
+				exists = true;
+			} catch {}
+			if (exists) fs.writeFileSync(copy, Buffer.from(await ops.readFile(target)));
+		}
+		const r = await run({ ...params, path: copy }, dir);
+		const shown = replaceAll(r, copy, String(params.path ?? ""));
+		if (!r?.isError && name !== "read") {
+			if (name === "write") await ops.mkdir(path.dirname(target));
+			await ops.writeFile(target, fs.readFileSync(copy, "utf8"));
+		}
+		return shown;
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
 }
 
 // ---- bash: spawnHook, commandPrefix, shellPath; operations run here ----
@@ -225,10 +278,12 @@ async function runOperations(ops, command, cwd, env, timeout, signal, onUpdate) 
 }
 
 // ---- the factories ----
+// Options each factory takes; read's autoResizeImages is accepted and
+// relay's images.autoResize setting decides.
 const simple = {
-	read: ["createReadTool", ["autoResizeImages"]],
-	edit: ["createEditTool", []],
-	write: ["createWriteTool", []],
+	read: ["createReadTool", ["autoResizeImages", "operations"]],
+	edit: ["createEditTool", ["operations"]],
+	write: ["createWriteTool", ["operations"]],
 	grep: ["createGrepTool", []],
 	find: ["createFindTool", []],
 	ls: ["createLsTool", []],
