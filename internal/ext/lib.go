@@ -60,6 +60,17 @@ func (m *Manager) handleLib(msg message) bool {
 		id := *msg.ID
 		ctx, cancel := context.WithCancel(context.Background())
 		m.lib.track(id, cancel)
+		// A host that exits takes its requests with it: a built-in command
+		// it started does not outlive it.
+		if c, err := m.conn(); err == nil {
+			go func() {
+				select {
+				case <-c.done:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
 		go func() {
 			defer func() {
 				m.lib.done(id)

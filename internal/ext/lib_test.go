@@ -137,6 +137,32 @@ func TestToolFactoryOperations(t *testing.T) {
 	}
 }
 
+// BashOperations run in the host; the result is shaped as the built-in's:
+// the exit status appended, long output cut to its tail with the whole in
+// a file.
+func TestBashOperations(t *testing.T) {
+	f := start(t, "factories.ts")
+	bash, ok := f.tools.Get("ops_bash")
+	if !ok {
+		t.Fatal("ops_bash not registered")
+	}
+	r := bash.Execute(context.Background(), json.RawMessage(`{"command":"echo out; exit 3"}`), nil)
+	if got := r.Content.PlainText(); !r.IsError || got != "out\n\n\nCommand exited with code 3" {
+		t.Errorf("failing command = %q (error %v)", got, r.IsError)
+	}
+	r = bash.Execute(context.Background(), json.RawMessage(`{"command":"seq 1 3000"}`), nil)
+	got := r.Content.PlainText()
+	if r.IsError || !strings.HasPrefix(got, "1002\n") || !strings.Contains(got, "\n3000\n") || !strings.Contains(got, "[Showing lines 1003-3001 of 3001. Full output: ") {
+		t.Fatalf("long output = %.80q ... %q (error %v)", got, got[max(0, len(got)-120):], r.IsError)
+	}
+	full := got[strings.LastIndex(got, "Full output: ")+len("Full output: ") : len(got)-1]
+	b, err := os.ReadFile(full)
+	if err != nil || !strings.HasPrefix(string(b), "1\n2\n") {
+		t.Errorf("full output file %s: %.20q (%v)", full, b, err)
+	}
+	_ = os.Remove(full)
+}
+
 // Operations relay cannot honour yet (grep's) fail the call naming the
 // option: never a silent local grep.
 func TestToolFactoryRefusesUnsupportedOperations(t *testing.T) {

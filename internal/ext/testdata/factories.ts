@@ -1,7 +1,15 @@
 // Tool factories: "read" overridden by a wrapper that calls the original
 // through createReadTool (never itself through the registry), and a bash
 // built with a spawnHook and a command prefix.
-import { createBashTool, createEditTool, createGrepTool, createReadTool, createWriteTool, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import {
+	createBashTool,
+	createEditTool,
+	createGrepTool,
+	createLocalBashOperations,
+	createReadTool,
+	createWriteTool,
+	type ExtensionAPI,
+} from "@mariozechner/pi-coding-agent";
 
 export default function (pi: ExtensionAPI) {
 	const cwd = process.cwd();
@@ -59,5 +67,12 @@ export default function (pi: ExtensionAPI) {
 		name: "remote_grep",
 		execute: (id, params, signal, onUpdate) =>
 			createGrepTool(cwd, { operations: { isDirectory: () => false, readFile: () => "" } }).execute(id, params, signal, onUpdate),
+	});
+	// BashOperations run in the host (a sandbox, a remote shell).
+	pi.registerTool({
+		...createBashTool(cwd),
+		name: "ops_bash",
+		execute: (id, params, signal, onUpdate, ctx) =>
+			createBashTool(ctx.cwd, { operations: createLocalBashOperations() }).execute(id, params, signal, onUpdate),
 	});
 }

@@ -6,6 +6,7 @@
 // its own: never the tool registered under that name, so an extension that
 // overrides read with a wrapper calling the original does not call itself.
 
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -255,14 +256,21 @@ async function runOperations(ops, command, cwd, env, timeout, signal, onUpdate) 
 		if (fd !== undefined) fs.closeSync(fd);
 	}
 	const t = tailOf(text());
+	if (t.truncated && file === undefined) {
+		// Cut by lines under the byte limit: everything is still held.
+		file = path.join(os.tmpdir(), `relay-bash-${process.pid}-${Date.now()}.log`);
+		fs.writeFileSync(file, Buffer.concat(chunks));
+	}
 	let out = t.content;
 	let details;
 	if (t.truncated || file) {
 		const total = Math.max(t.totalLines, newlines + 1);
 		t.totalLines = total;
 		t.truncated = true;
-		const start = total - t.outputLines + 1;
-		out += `\n\n[Showing lines ${start}-${total} of ${total}${t.truncatedBy === "bytes" ? " (50.0KB limit)" : ""}. Full output: ${file ?? "unavailable"}]`;
+		// As the built-in counts: a trailing newline's empty last element is
+		// not a line shown.
+		const start = total - (t.outputLines - (t.content.endsWith("\n") ? 1 : 0)) + 1;
+		out += `\n\n[Showing lines ${start}-${total} of ${total}${t.truncatedBy === "bytes" ? " (50.0KB limit)" : ""}. Full output: ${file}]`;
 		details = { truncation: t, fullOutputPath: file };
 	}
 	const status = (s) => (out ? `${out}\n\n${s}` : s);
@@ -342,33 +350,32 @@ export function createLocalBashOperations(options) {
 	return {
 		exec(command, cwd, { onData, signal, timeout, env } = {}) {
 			return new Promise((resolve, reject) => {
-				import("node:child_process").then(({ spawn }) => {
-					const shell = options?.shellPath ?? process.env.SHELL ?? "/bin/sh";
-					const child = spawn(shell, ["-c", command], { cwd, env: env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
-					let timedOut = false;
-					const kill = () => {
-						try {
-							process.kill(-child.pid, "SIGKILL");
-						} catch {
-							child.kill("SIGKILL");
-						}
-					};
-					const timer = timeout ? setTimeout(() => ((timedOut = true), kill()), timeout * 1000) : undefined;
-					child.stdout.on("data", (d) => onData?.(d));
-					child.stderr.on("data", (d) => onData?.(d));
-					signal?.addEventListener?.("abort", kill, { once: true });
-					child.on("error", (e) => {
-						clearTimeout(timer);
-						reject(e);
-					});
-					child.on("close", (code) => {
-						clearTimeout(timer);
-						signal?.removeEventListener?.("abort", kill);
-						if (signal?.aborted) reject(new Error("aborted"));
-						else if (timedOut) reject(new Error(`timeout:${timeout}`));
-						else resolve({ exitCode: code });
-					});
-				}, reject);
+				const shell = options?.shellPath ?? process.env.SHELL ?? "/bin/sh";
+				const child = spawn(shell, ["-c", command], { cwd, env: env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
+				let timedOut = false;
+				// The whole process group: a command's children end with it.
+				const kill = () => {
+					try {
+						process.kill(-child.pid, "SIGKILL");
+					} catch {
+						child.kill("SIGKILL");
+					}
+				};
+				const timer = timeout ? setTimeout(() => ((timedOut = true), kill()), timeout * 1000) : undefined;
+				child.stdout.on("data", (d) => onData?.(d));
+				child.stderr.on("data", (d) => onData?.(d));
+				signal?.addEventListener?.("abort", kill, { once: true });
+				child.on("error", (e) => {
+					clearTimeout(timer);
+					reject(e);
+				});
+				child.on("close", (code) => {
+					clearTimeout(timer);
+					signal?.removeEventListener?.("abort", kill);
+					if (signal?.aborted) reject(new Error("aborted"));
+					else if (timedOut) reject(new Error(`timeout:${timeout}`));
+					else resolve({ exitCode: code });
+				});
 			});
 		},
 	};
