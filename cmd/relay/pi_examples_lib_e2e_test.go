@@ -63,3 +63,49 @@ func TestExtensionToolsFromBuiltinFactories(t *testing.T) {
 		t.Errorf("extension error: %v", ev)
 	}
 }
+
+// pi's examples that replace the built-in tools with wrappers calling the
+// originals through createReadTool / createBashTool / ... (renderers,
+// minimal display, SSH delegation when --ssh is given, a bash spawnHook),
+// unchanged: the model's read and bash reach relay's built-ins through
+// them, with no warning and no extension error.
+func TestPiExamplesWrappingBuiltins(t *testing.T) {
+	for _, tc := range []struct {
+		name, bashWant string
+	}{
+		{"built-in-tool-renderer.ts", "hook="},
+		{"minimal-mode.ts", "hook="},
+		{"ssh.ts", "hook="},
+		// bash-spawn-hook.ts sets PI_SPAWN_HOOK=1 in its spawnHook.
+		{"bash-spawn-hook.ts", "hook=1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ext := piExample(t, tc.name)
+			e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{
+				toolCall("r1", "read", `{"path":"notes.txt"}`),
+				toolCall("b1", "bash", `{"command":"echo hook=$PI_SPAWN_HOOK"}`),
+				{Text: "done"},
+			}}, nil)
+			if err := os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := e.run("--mode", "json", model, "-e", ext, "look")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if strings.Contains(errOut, "Warning") {
+				t.Errorf("warned:\n%s", errOut)
+			}
+			ends := toolEnds(out)
+			if got := ends["read#r1"]; got != "alpha\nbeta\n" {
+				t.Errorf("read = %q", got)
+			}
+			if got := ends["bash#b1"]; !strings.Contains(got, tc.bashWant+"\n") && !strings.HasSuffix(got, tc.bashWant) {
+				t.Errorf("bash = %q, want %q", got, tc.bashWant)
+			}
+			for _, ev := range eventsOf(out, "extension_error") {
+				t.Errorf("extension error: %v", ev)
+			}
+		})
+	}
+}

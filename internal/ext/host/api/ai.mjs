@@ -3,6 +3,7 @@
 // completion), never a provider client of the host's own. An extension's
 // apiKey and headers are not needed: relay resolves the model's.
 
+import { createAssistantMessageEventStream } from "./stream.mjs";
 import { libRequest } from "./tools.mjs";
 
 const host = () => globalThis.__relayHost ?? {};
@@ -38,44 +39,6 @@ async function run(model, context, options, reasoning) {
 export const complete = (model, context, options) => run(model, context, options, options?.reasoningEffort);
 export const completeSimple = (model, context, options) => run(model, context, options, options?.reasoning);
 
-// An AssistantMessageEventStream: async iterable of the events, result()
-// the final message.
-class MessageEventStream {
-	#queue = [];
-	#waiting = [];
-	#done = false;
-	#resolve;
-	#result = new Promise((r) => (this.#resolve = r));
-	push(ev) {
-		if (this.#done) return;
-		if (ev.type === "done" || ev.type === "error") {
-			this.#done = true;
-			this.#resolve(ev.type === "done" ? ev.message : ev.error);
-		}
-		const w = this.#waiting.shift();
-		if (w) w({ value: ev, done: false });
-		else this.#queue.push(ev);
-	}
-	end() {
-		this.#done = true;
-		while (this.#waiting.length) this.#waiting.shift()({ value: undefined, done: true });
-	}
-	async *[Symbol.asyncIterator]() {
-		for (;;) {
-			if (this.#queue.length) yield this.#queue.shift();
-			else if (this.#done) return;
-			else {
-				const r = await new Promise((res) => this.#waiting.push(res));
-				if (r.done) return;
-				yield r.value;
-			}
-		}
-	}
-	result() {
-		return this.#result;
-	}
-}
-
 // replay turns a finished message into the event sequence a stream
 // delivers. relay's one-shot completion answers whole messages, so the
 // deltas arrive together at the end (one delta per block).
@@ -103,7 +66,7 @@ function replay(s, msg) {
 }
 
 function streamOf(model, context, options, reasoning) {
-	const s = new MessageEventStream();
+	const s = createAssistantMessageEventStream();
 	run(model, context, options, reasoning).then(
 		(msg) => replay(s, msg),
 		(e) => {
@@ -132,19 +95,6 @@ export function getModels(provider) {
 }
 export function getProviders() {
 	return [...new Set((host().state?.models ?? []).map((x) => x.provider))];
-}
-
-// calculateCost fills usage.cost from the model's per-million prices and
-// returns it.
-export function calculateCost(model, usage) {
-	const c = model?.cost ?? {};
-	usage.cost ??= {};
-	usage.cost.input = ((c.input ?? 0) / 1e6) * (usage.input ?? 0);
-	usage.cost.output = ((c.output ?? 0) / 1e6) * (usage.output ?? 0);
-	usage.cost.cacheRead = ((c.cacheRead ?? 0) / 1e6) * (usage.cacheRead ?? 0);
-	usage.cost.cacheWrite = ((c.cacheWrite ?? 0) / 1e6) * (usage.cacheWrite ?? 0);
-	usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite;
-	return usage.cost;
 }
 
 export function modelsAreEqual(a, b) {
