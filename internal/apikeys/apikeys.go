@@ -14,7 +14,6 @@ import (
 	"github.com/relay-agent/relay/internal/auth"
 	"github.com/relay-agent/relay/internal/commands"
 	"github.com/relay-agent/relay/internal/config"
-	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/llm/llamacpp"
 	"github.com/relay-agent/relay/internal/models"
 )
@@ -39,7 +38,7 @@ type reloader interface{ Reload() error }
 // Runtime is what the commands need from the runtime core.
 type Runtime interface {
 	// Model is nil until one is selected (the login hint says /model).
-	Model() *llm.Model
+	State() app.State
 }
 
 // Options locate the credentials.
@@ -144,7 +143,7 @@ func (r *Keys) Login(provider, key string) (string, error) {
 	if _, known := models.Provider(provider); !known {
 		msg += "\n(" + provider + " is not a built-in provider; it is used by models.json providers of that id)"
 	}
-	if r.rt.Model() == nil {
+	if r.rt.State().Model == nil {
 		msg += "\nUse /model to select a model."
 	}
 	return msg, nil

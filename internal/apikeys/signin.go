@@ -195,7 +195,7 @@ func (r *Keys) complete(p *auth.Provider, f *auth.Flow) {
 
 func (r *Keys) signedIn(p *auth.Provider) string {
 	msg := "Signed in to " + p.Name + "; saved in " + config.Agent{Dir: r.o.AgentDir}.Auth()
-	if r.rt.Model() == nil {
+	if r.rt.State().Model == nil {
 		msg += "\nUse /model to select a model."
 	}
 	return msg

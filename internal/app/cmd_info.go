@@ -53,10 +53,10 @@ func (r *Runtime) sessionInfoText() string {
 			line("Used:", fmt.Sprintf("unknown until the next response / %s tokens", export.Thousands(cu.ContextWindow)))
 		}
 	}
-	if m := r.Model(); m != nil {
+	if m := r.currentModel(); m != nil {
 		b.WriteString("\nModel\n")
 		line("Model:", m.Provider+"/"+m.ID)
-		line("Thinking:", string(r.ThinkingLevel()))
+		line("Thinking:", string(r.thinkingLevel()))
 	}
 	// Features' own lines (cache warming's next decision, ...).
 	if details := r.hooks.RunStatusDetails(context.Background()); len(details) > 0 {

@@ -15,7 +15,7 @@ import (
 // compactionSettings resolves compaction settings for the current model.
 func (r *Runtime) compactionSettings() compaction.Settings {
 	s := r.cfg.Compaction
-	if m := r.Model(); m != nil && r.cfg.CompactionFor != nil {
+	if m := r.currentModel(); m != nil && r.cfg.CompactionFor != nil {
 		s = r.cfg.CompactionFor(m.Provider, m.ID)
 	}
 	r.mu.Lock()
@@ -26,7 +26,7 @@ func (r *Runtime) compactionSettings() compaction.Settings {
 
 // maybeCompact compacts when the context passed the threshold.
 func (r *Runtime) maybeCompact(ctx context.Context, reason string) {
-	m := r.Model()
+	m := r.currentModel()
 	if m == nil || r.Session().LeafID() == "" {
 		return
 	}
@@ -85,7 +85,7 @@ func (r *Runtime) compact(ctx context.Context, reason, instructions string, will
 }
 
 func (r *Runtime) doCompact(ctx context.Context, reason, instructions string) (*agent.CompactionResult, error) {
-	model := r.Model()
+	model := r.currentModel()
 	if model == nil {
 		return nil, ErrNoModel
 	}
@@ -125,7 +125,7 @@ func (r *Runtime) doCompact(ctx context.Context, reason, instructions string) (*
 	}
 	ts := r.now()
 	text, usage, err := compaction.Summarize(ctx, r.summarizer("compaction", reason), compaction.Request{
-		Model: model, ThinkingLevel: r.ThinkingLevel(), SessionID: sess.SessionID(), PreviousSummary: prevSummary,
+		Model: model, ThinkingLevel: r.thinkingLevel(), SessionID: sess.SessionID(), PreviousSummary: prevSummary,
 		CustomInstructions: instructions, ReserveTokens: s.ReserveTokens,
 	}, cut, ts)
 	if err != nil {

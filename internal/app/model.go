@@ -82,11 +82,11 @@ func ThinkingLevels(m *llm.Model) []llm.ThinkingLevel {
 // CycleThinkingLevel moves to the next supported level; ok is false for a
 // model without reasoning.
 func CycleThinkingLevel(r *Runtime) (llm.ThinkingLevel, bool) {
-	levels := ThinkingLevels(r.Model())
+	levels := ThinkingLevels(r.State().Model)
 	if len(levels) <= 1 {
-		return r.ThinkingLevel(), false
+		return r.State().ThinkingLevel, false
 	}
-	cur := r.ThinkingLevel()
+	cur := r.State().ThinkingLevel
 	next := levels[0]
 	for i, l := range levels {
 		if l == cur {
@@ -94,7 +94,7 @@ func CycleThinkingLevel(r *Runtime) (llm.ThinkingLevel, bool) {
 		}
 	}
 	_ = r.SetThinkingLevel(next)
-	return r.ThinkingLevel(), true
+	return r.State().ThinkingLevel, true
 }
 
 // ModelCycle is what Ctrl+P and cycle_model go through: the scoped models
@@ -124,9 +124,9 @@ func CycleModel(r *Runtime, c ModelCycle, forward bool) (m *llm.Model, level llm
 		}
 	}
 	if len(scoped) <= 1 {
-		return r.Model(), r.ThinkingLevel(), isScoped, false
+		return r.State().Model, r.State().ThinkingLevel, isScoped, false
 	}
-	cur := r.Model()
+	cur := r.State().Model
 	idx := -1
 	for i, s := range scoped {
 		if cur != nil && s.Model.Provider == cur.Provider && s.Model.ID == cur.ID {
@@ -143,5 +143,5 @@ func CycleModel(r *Runtime, c ModelCycle, forward bool) (m *llm.Model, level llm
 	if next.Thinking != "" {
 		_ = r.SetThinkingLevel(next.Thinking)
 	}
-	return r.Model(), r.ThinkingLevel(), isScoped, true
+	return r.State().Model, r.State().ThinkingLevel, isScoped, true
 }

@@ -22,7 +22,7 @@ func (r *Runtime) restorableModel(provider, id string) *llm.Model {
 		fallback = r.cfg.DefaultModel()
 	}
 	if fallback == nil {
-		if cur := r.Model(); cur != nil && hasModel(r.cfg.Models.Available(), cur) {
+		if cur := r.currentModel(); cur != nil && hasModel(r.cfg.Models.Available(), cur) {
 			fallback = cur
 		}
 	}

@@ -39,7 +39,7 @@ func TestSetModelThinkingLevel(t *testing.T) {
 			if err := rt.SetModel(tt.to); err != nil {
 				t.Fatal(err)
 			}
-			if got := rt.ThinkingLevel(); got != tt.want {
+			if got := rt.thinkingLevel(); got != tt.want {
 				t.Errorf("thinking level %q, want %q", got, tt.want)
 			}
 		})

@@ -86,9 +86,6 @@ type Config struct {
 	SteeringMode            string
 	FollowUpMode            string
 
-	// BashEnv returns extra environment for user shell commands (!cmd).
-	Shell func(ctx context.Context, command string, onChunk func(string)) (BashResult, error)
-
 	Now func() time.Time
 }
 
@@ -216,15 +213,15 @@ func (r *Runtime) Session() *session.Manager {
 	return r.sess
 }
 
-// Model returns the selected model (nil when none).
-func (r *Runtime) Model() *llm.Model {
+// currentModel returns the selected model (nil when none).
+func (r *Runtime) currentModel() *llm.Model {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.model
 }
 
-// ThinkingLevel returns the effective thinking level.
-func (r *Runtime) ThinkingLevel() llm.ThinkingLevel {
+// thinkingLevel returns the effective thinking level.
+func (r *Runtime) thinkingLevel() llm.ThinkingLevel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.thinking
@@ -272,7 +269,7 @@ func (r *Runtime) userMessage(text string, images []llm.ImageContent) llm.Messag
 // has settled (tool turns, queued messages, retries and recovery done).
 func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageContent) error {
 	text, _ = r.expandCommand(text)
-	if r.Model() == nil {
+	if r.currentModel() == nil {
 		return ErrNoModel
 	}
 	in, handled := r.hooks.RunInput(ctx, hooks.Input{Text: text, Images: images, Source: "interactive"})
@@ -282,7 +279,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []llm.ImageCon
 	text, images = in.Text, in.Images
 	r.maybeCompact(ctx, "threshold")
 	// Routers (Laya's laya/auto) plan the prompt; a failure stops it.
-	if _, _, err := r.hooks.RunRoute(ctx, hooks.Route{Model: r.Model(), ThinkingLevel: r.ThinkingLevel(), Reason: hooks.RouteUser, Prompt: text}); err != nil {
+	if _, _, err := r.hooks.RunRoute(ctx, hooks.Route{Model: r.currentModel(), ThinkingLevel: r.thinkingLevel(), Reason: hooks.RouteUser, Prompt: text}); err != nil {
 		return err
 	}
 	if err := r.syncSystem(); err != nil {
@@ -384,7 +381,7 @@ func (r *Runtime) syncSystemOn(msgs []llm.Message) ([]llm.Message, error) {
 
 // request builds the provider request from the active branch.
 func (r *Runtime) request(ctx context.Context) (*llm.Request, llm.Client, error) {
-	model, thinking := r.Model(), r.ThinkingLevel()
+	model, thinking := r.currentModel(), r.thinkingLevel()
 	if r.hooks.Route.Has() {
 		res, ok, err := r.hooks.RunRoute(ctx, hooks.Route{Model: model, ThinkingLevel: thinking, Reason: hooks.RouteContinuation})
 		if err != nil {
@@ -481,7 +478,7 @@ func (r *Runtime) stream(ctx context.Context, emit func(llm.AssistantEvent)) *ll
 // is ErrAuth), a router or session failure is ErrOther, no model or an
 // unknown API is ErrInvalidRequest.
 func (r *Runtime) failure(err error) *llm.AssistantMessage {
-	m := r.Model()
+	m := r.currentModel()
 	kind := llm.ErrOther
 	var pe *llm.ProviderError
 	var re *requestError
@@ -525,7 +522,7 @@ func (r *Runtime) executeTool(ctx context.Context, call *llm.ToolCall, update fu
 // ctx.executeTool).
 func ToolContext(ctx context.Context, r *Runtime) context.Context {
 	st, s := r.State(), r.Session()
-	t := tool.Turn{Model: st.Model, ThinkingLevel: llm.ThinkingLevel(st.ThinkingLevel), SessionID: st.SessionID, SessionFile: st.SessionFile}
+	t := tool.Turn{Model: st.Model, ThinkingLevel: st.ThinkingLevel, SessionID: st.SessionID, SessionFile: st.SessionFile}
 	return session.NewContext(tool.WithTurn(ctx, t), s)
 }
 

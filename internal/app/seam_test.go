@@ -87,7 +87,7 @@ func TestSeamPointsFire(t *testing.T) {
 		mark("user_bash")
 		return hooks.UserBashResult{Handled: true, Output: "handled " + e.Command}, nil
 	})
-	if res, err := rt.RunShell(context.Background(), "ls", false, nil); err != nil || res.Output != "handled ls" {
+	if res, err := (UserShell{Hooks: h}).Run(context.Background(), "ls", false, nil); err != nil || res.Output != "handled ls" {
 		t.Errorf("user_bash: %+v %v", res, err)
 	}
 	h.BeforeSwitch.On("t", func(context.Context, *hooks.SessionChange) (hooks.CancelResult, error) {

@@ -92,9 +92,9 @@ func (r *Runtime) NewSession(parent string) error {
 // recordModel writes the current model and thinking level into a new
 // session so resuming it restores them.
 func (r *Runtime) recordModel() {
-	if m := r.Model(); m != nil {
+	if m := r.currentModel(); m != nil {
 		_, _ = r.Session().AppendModelChange(m.Provider, m.ID)
-		_, _ = r.Session().AppendThinkingLevelChange(string(r.ThinkingLevel()))
+		_, _ = r.Session().AppendThinkingLevelChange(string(r.thinkingLevel()))
 	}
 }
 
@@ -270,7 +270,7 @@ func abandonedEntries(s *session.Manager, oldLeaf, dest string) []*session.Entry
 }
 
 func (r *Runtime) summarizeBranch(ctx context.Context, entries []*session.Entry, instructions string) (string, compaction.FileDetails, llm.Usage, error) {
-	model := r.Model()
+	model := r.currentModel()
 	if model == nil {
 		return "", compaction.FileDetails{}, llm.Usage{}, ErrNoModel
 	}

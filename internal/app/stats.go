@@ -86,7 +86,7 @@ func Stats(r *Runtime) SessionStats {
 	st.Tokens = TokenTotals{Input: total.Input, Output: total.Output, CacheRead: total.CacheRead, CacheWrite: total.CacheWrite,
 		Total: total.Input + total.Output + total.CacheRead + total.CacheWrite}
 	st.Cost = total.Cost.Total
-	if m := r.Model(); m != nil && m.ContextWindow > 0 {
+	if m := r.State().Model; m != nil && m.ContextWindow > 0 {
 		cu := &ContextUsage{ContextWindow: m.ContextWindow}
 		if tokens, ok := contextTokens(r.Session(), r.ContextMessages()); ok {
 			pct := float64(tokens) * 100 / float64(m.ContextWindow)
@@ -135,17 +135,17 @@ func usageStale(s *session.Manager) bool {
 // State is the runtime's state, cheap to ask for at any moment (the
 // RPC get_state shape, less messageCount, which costs a context build).
 type State struct {
-	Model                 *llm.Model `json:"model,omitempty"`
-	ThinkingLevel         string     `json:"thinkingLevel"`
-	IsStreaming           bool       `json:"isStreaming"`
-	IsCompacting          bool       `json:"isCompacting"`
-	SteeringMode          string     `json:"steeringMode"`
-	FollowUpMode          string     `json:"followUpMode"`
-	SessionFile           string     `json:"sessionFile,omitempty"`
-	SessionID             string     `json:"sessionId"`
-	SessionName           string     `json:"sessionName,omitempty"`
-	AutoCompactionEnabled bool       `json:"autoCompactionEnabled"`
-	PendingMessageCount   int        `json:"pendingMessageCount"`
+	Model                 *llm.Model        `json:"model,omitempty"`
+	ThinkingLevel         llm.ThinkingLevel `json:"thinkingLevel"`
+	IsStreaming           bool              `json:"isStreaming"`
+	IsCompacting          bool              `json:"isCompacting"`
+	SteeringMode          string            `json:"steeringMode"`
+	FollowUpMode          string            `json:"followUpMode"`
+	SessionFile           string            `json:"sessionFile,omitempty"`
+	SessionID             string            `json:"sessionId"`
+	SessionName           string            `json:"sessionName,omitempty"`
+	AutoCompactionEnabled bool              `json:"autoCompactionEnabled"`
+	PendingMessageCount   int               `json:"pendingMessageCount"`
 }
 
 // State reports the runtime state.
@@ -154,7 +154,7 @@ func (r *Runtime) State() State {
 	steer, follow := r.agent.Modes()
 	qs, qf := r.agent.Queued()
 	return State{
-		Model: r.Model(), ThinkingLevel: string(r.ThinkingLevel()), IsStreaming: r.isStreaming(), IsCompacting: r.isCompacting(),
+		Model: r.currentModel(), ThinkingLevel: r.thinkingLevel(), IsStreaming: r.isStreaming(), IsCompacting: r.isCompacting(),
 		SteeringMode: steer, FollowUpMode: follow, SessionFile: s.SessionFile(), SessionID: s.SessionID(), SessionName: s.Name(),
 		AutoCompactionEnabled: r.autoCompaction(), PendingMessageCount: len(qs) + len(qf),
 	}

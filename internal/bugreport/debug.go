@@ -38,7 +38,7 @@ func (f *Feature) debugReport() string {
 	fmt.Fprintf(&b, "relay debug log, %s\n", f.o.now().UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "relay %s, %s, %s/%s\n", f.o.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "cwd: %s\nsession: %s (%s)\n", f.o.Cwd, s.SessionFile(), s.SessionID())
-	model := f.rt.Model()
+	model := f.rt.State().Model
 	if model != nil {
 		fmt.Fprintf(&b, "model: %s/%s (api %s, base URL %s, context window %d, max tokens %d)\n",
 			model.Provider, model.ID, model.API, redactURL(model.BaseURL), model.ContextWindow, model.MaxTokens)
@@ -46,7 +46,7 @@ func (f *Feature) debugReport() string {
 		b.WriteString("model: none selected\n")
 	}
 	st := f.rt.State()
-	fmt.Fprintf(&b, "thinking level: %s\nstreaming: %v, compacting: %v\n", f.rt.ThinkingLevel(), st.IsStreaming, st.IsCompacting)
+	fmt.Fprintf(&b, "thinking level: %s\nstreaming: %v, compacting: %v\n", f.rt.State().ThinkingLevel, st.IsStreaming, st.IsCompacting)
 
 	next := f.rt.NextRequest()
 	fmt.Fprintf(&b, "\n=== System prompt (%d chars) ===\n%s\n", len(next.SystemPrompt), next.SystemPrompt)

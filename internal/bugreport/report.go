@@ -195,11 +195,11 @@ func (f *Feature) metadata(id, created, hint string, mode Transcript) (map[strin
 		"schemaVersion": 1, "id": id, "createdAt": created, "hint": nullable(hint),
 		"environment":   bugEnvironment(f.o.Env, f.o.Version, sec),
 		"session":       sessInfo,
-		"thinkingLevel": string(f.rt.ThinkingLevel()),
+		"thinkingLevel": string(f.rt.State().ThinkingLevel),
 		"harnessCore":   f.seam != nil && f.seam.ToolCall.Has(),
 		"activeTools":   f.o.Active.Names(),
 	}
-	if m := f.rt.Model(); m != nil {
+	if m := f.rt.State().Model; m != nil {
 		rep["model"] = map[string]any{
 			"provider": m.Provider, "id": m.ID, "name": m.Name, "api": m.API, "baseUrl": redactURL(m.BaseURL),
 			"reasoning": m.Reasoning, "input": m.Input, "contextWindow": m.ContextWindow, "maxTokens": m.MaxTokens,
@@ -212,7 +212,7 @@ func (f *Feature) metadata(id, created, hint string, mode Transcript) (map[strin
 		rep["model"] = nil
 	}
 	providers := map[string]any{"authJson": authSummary(agent.Auth(), sec)}
-	if m := f.rt.Model(); m != nil {
+	if m := f.rt.State().Model; m != nil {
 		if f.o.AuthSource != nil {
 			providers["currentAuthSource"] = f.o.AuthSource(m.Provider)
 		}
@@ -356,7 +356,7 @@ Leave out file contents, secrets and credentials; name files by path only. Be fa
 
 // bugSummary asks the current model for a report of the conversation.
 func (f *Feature) summary(ctx context.Context, hint string) (string, error) {
-	model := f.rt.Model()
+	model := f.rt.State().Model
 	if model == nil {
 		return "", app.ErrNoModel
 	}
@@ -407,7 +407,7 @@ func (f *Feature) summary(ctx context.Context, hint string) (string, error) {
 		SessionID: f.rt.Session().SessionID(), ThinkingLevel: llm.ThinkingOff,
 		Messages: []llm.Message{&llm.UserMessage{Content: llm.BlockContent(&llm.TextContent{Text: b.String()}), Timestamp: f.o.now().UnixMilli()}},
 	}
-	if lvl := f.rt.ThinkingLevel(); model.Reasoning && lvl != "" && lvl != llm.ThinkingOff {
+	if lvl := f.rt.State().ThinkingLevel; model.Reasoning && lvl != "" && lvl != llm.ThinkingOff {
 		req.ThinkingLevel = lvl
 	}
 	reply := f.rt.Complete(ctx, "bug_report", req)

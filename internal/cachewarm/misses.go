@@ -126,7 +126,7 @@ func (w *Warmer) noticeMiss(m *llm.AssistantMessage) {
 		at = w.o.Now()
 	}
 	var readRate float64
-	if cur := w.rt.Model(); cur != nil && cur.Provider == m.Provider && cur.ID == m.Model {
+	if cur := w.rt.State().Model; cur != nil && cur.Provider == m.Provider && cur.ID == m.Model {
 		readRate = cur.Cost.CacheRead / 1e6
 	}
 	ms, ok := detectMiss(w.prev, m, at, readRate)

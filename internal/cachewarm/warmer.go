@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
@@ -16,7 +17,7 @@ import (
 // Runtime is what the warmer needs of the runtime.
 type Runtime interface {
 	Session() *session.Manager
-	Model() *llm.Model
+	State() app.State
 	Subscribe(fn func(agent.Event)) func()
 }
 
@@ -240,7 +241,7 @@ func (w *Warmer) validLocked(r *run) bool {
 // currentLocked: the model is the request's and the request's last entry is
 // still on the branch (no tree navigation, fork or compaction since).
 func (w *Warmer) currentLocked(r *run) bool {
-	m := w.rt.Model()
+	m := w.rt.State().Model
 	if m == nil || m.Provider != r.req.Model.Provider || m.ID != r.req.Model.ID {
 		return false
 	}

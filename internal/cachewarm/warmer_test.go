@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relay-agent/relay/internal/agent"
+	"github.com/relay-agent/relay/internal/app"
 	"github.com/relay-agent/relay/internal/hooks"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/session"
@@ -85,7 +86,7 @@ type fakeRT struct {
 }
 
 func (f *fakeRT) Session() *session.Manager { return f.s }
-func (f *fakeRT) Model() *llm.Model         { return f.model }
+func (f *fakeRT) State() app.State          { return app.State{Model: f.model} }
 func (f *fakeRT) emit(t string) {
 	for _, fn := range f.subs {
 		fn(agent.Event{Type: t})

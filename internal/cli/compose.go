@@ -72,6 +72,7 @@ type launch struct {
 	seam          *hooks.Set
 	cmds          *commands.Registry
 	resOpts       app.ResourceOptions
+	shell         app.UserShell  // !commands and RPC bash
 	cycle         app.ModelCycle // the runtime's models and the scope ctrl+p / cycle_model go through
 	loaded        *app.Resources // skills and templates: loaded in buildRuntime, replaced by /reload
 	rt            *app.Runtime
@@ -378,10 +379,10 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 		return err
 	}
 	shellEnv := builtin.Env{Cwd: l.cwd, ShellPath: st.ShellPath, ShellCommandPrefix: st.ShellCommandPrefix}
-	cfg.Shell = func(ctx context.Context, command string, onChunk func(string)) (app.BashResult, error) {
+	l.shell = app.UserShell{Hooks: seam, Cwd: l.cwd, Exec: func(ctx context.Context, command string, onChunk func(string)) (app.BashResult, error) {
 		r, err := builtin.RunShell(ctx, shellEnv, command, onChunk)
 		return app.BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath}, err
-	}
+	}}
 	l.resOpts = app.ResourceOptions{Settings: st, Cwd: l.cwd, AgentDir: l.agentDir, ProjectTrusted: l.trusted,
 		SkillPaths: a.Skills, PromptPaths: a.Prompts, NoSkills: a.NoSkills, NoPrompts: a.NoPrompts,
 		PackageSkills: packageFiles(l.res.resolved.FromPackages(packages.Skills)), PackagePrompts: packageFiles(l.res.resolved.FromPackages(packages.Prompts))}
@@ -435,7 +436,7 @@ func (l *launch) buildRuntime(ctx context.Context) error {
 	}
 	if l.model != nil && rt.Session().LeafID() == "" {
 		_, _ = rt.Session().AppendModelChange(l.model.Provider, l.model.ID)
-		_, _ = rt.Session().AppendThinkingLevelChange(string(rt.ThinkingLevel()))
+		_, _ = rt.Session().AppendThinkingLevelChange(string(rt.State().ThinkingLevel))
 	}
 	if a.Name != nil {
 		return rt.SetSessionName(*a.Name)
@@ -506,7 +507,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 			in = pr
 			go l.quitOnShutdown(ctx, rt, func() { pw.Close() }, stop)
 		}
-		rc = rpcmode.Serve(ctx, rt, in, l.stdout, rpcmode.Options{Hooks: l.seam, Commands: l.cmds, Models: l.cycle, Export: exportHTML})
+		rc = rpcmode.Serve(ctx, rt, in, l.stdout, rpcmode.Options{Hooks: l.seam, Commands: l.cmds, Models: l.cycle, Shell: l.shell, Export: exportHTML})
 	case modeJSON:
 		rc = jsonmode.Run(ctx, rt, plain, l.stdout, l.stderr)
 	case modePrint:
@@ -530,7 +531,7 @@ func (l *launch) runFrontEnd(ctx context.Context) (int, error) {
 		}
 		if err := tui.RunApp(ctx, rt, tui.AppOptions{Settings: st, AgentDir: l.agentDir, Env: l.env, Inputs: plain, Resume: l.a.Resume,
 			Stdout: l.stdout, Registry: l.reg, Version: Version, Resources: &l.resOpts, Loaded: l.loaded, Warnings: warningLines(l.modelNotes.String()), Bugs: l.bugs,
-			ThemePaths: l.res.Themes, Hooks: l.seam, Commands: l.cmds, Models: l.cycle}); err != nil {
+			ThemePaths: l.res.Themes, Hooks: l.seam, Commands: l.cmds, Models: l.cycle, Shell: l.shell}); err != nil {
 			return 1, err
 		}
 	}

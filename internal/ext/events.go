@@ -441,8 +441,8 @@ func (m *Manager) state() map[string]any {
 		return st
 	}
 	s := rt.Session()
-	st["model"] = rt.Model()
-	st["thinkingLevel"] = rt.ThinkingLevel()
+	st["model"] = rt.State().Model
+	st["thinkingLevel"] = rt.State().ThinkingLevel
 	st["sessionName"] = s.Name()
 	st["sessionFile"] = s.SessionFile()
 	st["sessionId"] = s.SessionID()

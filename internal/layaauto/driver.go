@@ -228,7 +228,7 @@ func (d *Driver) shutdown() {
 // Router returns the router.
 func (d *Driver) Router() *laya.Router { return d.router }
 
-func (d *Driver) auto() bool { return laya.IsAutoModel(d.rt.Model()) }
+func (d *Driver) auto() bool { return laya.IsAutoModel(d.rt.State().Model) }
 
 // status is the status-line part: lines() plus the latest "why Laya is
 // not running" notice, both only while laya/auto is selected (people who
@@ -299,7 +299,7 @@ func (d *Driver) routePrompt(ctx context.Context, text string) error {
 	ls := d
 	d.restoreRetrieved()
 	d.restoreLayaTools(ls)
-	if !laya.IsAutoModel(d.rt.Model()) || laya.IsHarnessText(text) {
+	if !laya.IsAutoModel(d.rt.State().Model) || laya.IsHarnessText(text) {
 		return nil
 	}
 	ls.router.Follow(viewBranch(d.rt.Session().Branch("")).physical)
@@ -342,9 +342,10 @@ func (d *Driver) routePrompt(ctx context.Context, text string) error {
 // quota error.
 func (d *Driver) requestModel() (*llm.Model, llm.ThinkingLevel) {
 	ls := d
-	if !laya.IsAutoModel(d.rt.Model()) {
+	if !laya.IsAutoModel(d.rt.State().Model) {
 		d.attachLessons(ls)
-		return d.rt.Model(), d.rt.ThinkingLevel()
+		st := d.rt.State()
+		return st.Model, st.ThinkingLevel
 	}
 	m, level, err := d.route(ls)
 	ls.mu.Lock()
@@ -355,7 +356,8 @@ func (d *Driver) requestModel() (*llm.Model, llm.ThinkingLevel) {
 	ls.mu.Unlock()
 	if err != nil {
 		// The virtual model's client reports err as a failed response.
-		return d.rt.Model(), d.rt.ThinkingLevel()
+		st := d.rt.State()
+		return st.Model, st.ThinkingLevel
 	}
 	return m, level
 }
@@ -680,7 +682,7 @@ func (d *Driver) learnCommand(ctx context.Context, file string) (string, error) 
 // harness reads "[laya:...]" texts as relay's, not the developer's words,
 // so its "do not change any file" never becomes a standing constraint.
 func (d *Driver) sendLayaText(ctx context.Context, text string) error {
-	if d.rt.Model() == nil {
+	if d.rt.State().Model == nil {
 		return app.ErrNoModel
 	}
 	if err := d.rt.Prompt(ctx, text, nil); err != nil {
@@ -746,7 +748,7 @@ func (d *Driver) statusText() string {
 	cfg := router.Config()
 	var b strings.Builder
 	selected := "not selected (use /model laya/auto)"
-	if laya.IsAutoModel(d.rt.Model()) {
+	if laya.IsAutoModel(d.rt.State().Model) {
 		selected = "selected"
 	}
 	fmt.Fprintf(&b, "Laya (laya/auto %s)\n", selected)
@@ -823,8 +825,8 @@ func (d *Driver) statusText() string {
 // Runtime is what the driver needs from the runtime core.
 type Runtime interface {
 	Session() *session.Manager
-	Model() *llm.Model
-	ThinkingLevel() llm.ThinkingLevel
+	// State is the selected model and thinking level among the rest.
+	State() app.State
 	Subscribe(fn func(agent.Event)) func()
 	Prompt(ctx context.Context, text string, images []llm.ImageContent) error
 }

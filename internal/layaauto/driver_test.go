@@ -561,11 +561,11 @@ func TestLayaModelSelectableAndResumable(t *testing.T) {
 	if !found {
 		t.Error("laya/auto not listed")
 	}
-	if m := e.rt.Model(); !laya.IsAutoModel(m) || m.ContextWindow != 200000 || m.MaxTokens != 8000 {
+	if m := e.rt.State().Model; !laya.IsAutoModel(m) || m.ContextWindow != 200000 || m.MaxTokens != 8000 {
 		t.Errorf("selected %+v", m)
 	}
-	if e.rt.ThinkingLevel() != llm.ThinkingOff {
-		t.Errorf("laya/auto has level %s", e.rt.ThinkingLevel())
+	if e.rt.State().ThinkingLevel != llm.ThinkingOff {
+		t.Errorf("laya/auto has level %s", e.rt.State().ThinkingLevel)
 	}
 	// A physical model selected: no routing, no state.
 	_ = e.rt.SetModel(e.find("google", "gemini-3.5-flash"))

@@ -83,7 +83,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		if err := rt.SetModel(m); err != nil {
 			return nil, err
 		}
-		return rt.Model(), nil
+		return rt.State().Model, nil
 	case "cycle_model":
 		m, level, scoped, ok := app.CycleModel(rt, s.models, true)
 		if !ok {
@@ -109,7 +109,7 @@ func (s *Server) dispatch(c *command) (any, error) {
 		}
 		return map[string]any{"level": l}, nil
 	case "get_available_thinking_levels":
-		return map[string]any{"levels": app.ThinkingLevels(rt.Model())}, nil
+		return map[string]any{"levels": app.ThinkingLevels(rt.State().Model)}, nil
 	case "set_steering_mode", "set_follow_up_mode":
 		if c.Mode != agent.ModeAll && c.Mode != agent.ModeOneAtATime {
 			return nil, fmt.Errorf("Invalid mode: %q (expected \"all\" or \"one-at-a-time\")", c.Mode)
@@ -268,7 +268,7 @@ func (s *Server) prompt(c *command) (any, error) {
 		}
 		return queued, nil
 	}
-	if rt.Model() == nil {
+	if rt.State().Model == nil {
 		return nil, app.ErrNoModel
 	}
 	s.mu.Lock()
@@ -377,7 +377,7 @@ func (s *Server) bash(c *command) {
 		s.mu.Lock()
 		s.bashCancel = cancel
 		s.mu.Unlock()
-		res, err := s.rt.RunShell(ctx, c.Command, c.ExcludeFromContext, func(chunk string) {
+		res, err := s.shell.Run(ctx, c.Command, c.ExcludeFromContext, func(chunk string) {
 			_ = s.out.Write(agent.Event{Type: agent.BashExecutionUpdate, ID: id, Delta: chunk}, false)
 		})
 		s.mu.Lock()

@@ -36,6 +36,8 @@ type Options struct {
 	// Models are the runtime's models and the scope cycle_model goes
 	// through.
 	Models app.ModelCycle
+	// Shell runs the bash command.
+	Shell app.UserShell
 	// Export writes the session as HTML (nil = unsupported).
 	Export func(rt *app.Runtime, outputPath string) (string, error)
 }
@@ -46,6 +48,7 @@ type Server struct {
 	seam   *hooks.Set
 	cmds   *commands.Registry
 	models app.ModelCycle
+	shell  app.UserShell
 	out    *jsonl.Writer
 	ctx    context.Context
 
@@ -148,7 +151,7 @@ func Serve(ctx context.Context, rt *app.Runtime, in io.Reader, out io.Writer, o 
 	if o.Commands == nil {
 		o.Commands = commands.New()
 	}
-	s := &Server{rt: rt, seam: o.Hooks, cmds: o.Commands, models: o.Models, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: o.Export}
+	s := &Server{rt: rt, seam: o.Hooks, cmds: o.Commands, models: o.Models, shell: o.Shell, out: jsonl.NewWriter(out), ctx: ctx, pending: map[string]chan uiResponse{}, Export: o.Export}
 	co := agent.NewCoalescer(16*time.Millisecond, func(e agent.Event) { _ = s.out.Write(e, e.Type != agent.MessageUpdate) })
 	unsub := rt.Subscribe(func(e agent.Event) {
 		switch e.Type {

@@ -51,6 +51,8 @@ type AppOptions struct {
 	Loaded *app.Resources
 	// Models are the runtime's models and the scope ctrl+p cycles through.
 	Models app.ModelCycle
+	// Shell runs !commands.
+	Shell app.UserShell
 	// Env is the environment read once by the CLI.
 	Env config.Env
 	// Bugs writes /bug reports for the dialog; nil: /bug without options.
@@ -97,7 +99,7 @@ func RunApp(ctx context.Context, rt *app.Runtime, o AppOptions) error {
 	if o.Loaded == nil {
 		o.Loaded = app.NewResources(nil)
 	}
-	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs, cmds: o.Commands, models: o.Models}
+	ar := &AppRuntime{Runtime: rt, Registry: o.Registry, AgentDir: o.AgentDir, Settings: o.Settings, bugs: o.Bugs, cmds: o.Commands, models: o.Models, shell: o.Shell}
 	opts := OptionsFromSettings(o.Settings, o.AgentDir, o.Env)
 	applyThemePaths(&opts, o.ThemePaths)
 	opts.Version = o.Version
@@ -304,6 +306,7 @@ type AppRuntime struct {
 	bugs   BugWriter
 	cmds   *commands.Registry
 	models app.ModelCycle
+	shell  app.UserShell
 
 	mu         sync.Mutex
 	changed    map[string]any     // settings saved during this run
@@ -466,6 +469,12 @@ func (a *AppRuntime) Dequeue() []string {
 	return out
 }
 
+// Model is the selected model (nil when none).
+func (a *AppRuntime) Model() *llm.Model { return a.State().Model }
+
+// ThinkingLevel is the effective thinking level.
+func (a *AppRuntime) ThinkingLevel() llm.ThinkingLevel { return a.State().ThinkingLevel }
+
 // AvailableModels lists the models with credentials.
 func (a *AppRuntime) AvailableModels() []*llm.Model { return a.models.Available() }
 
@@ -500,7 +509,7 @@ func (a *AppRuntime) Bash(ctx context.Context, command string, exclude bool, onC
 		a.mu.Unlock()
 		cancel()
 	}()
-	r, err := a.Runtime.RunShell(ctx, command, exclude, onChunk)
+	r, err := a.shell.Run(ctx, command, exclude, onChunk)
 	out := BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated}
 	if err != nil {
 		return out, err
