@@ -164,6 +164,9 @@ func sendOnce(ctx context.Context, client *http.Client, req *Request, newReq fun
 	if err == nil {
 		err = applyRequestHooks(hr, req)
 	}
+	if err == nil {
+		err = encodeBody(hr)
+	}
 	if err != nil {
 		cancel(nil)
 		return nil, &ProviderError{Kind: ErrInvalidRequest, Message: "build request: " + err.Error()}, a

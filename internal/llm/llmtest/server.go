@@ -102,7 +102,10 @@ type Request struct {
 	Header   http.Header
 	// Body is the decoded JSON body (nil when it was not JSON).
 	Body map[string]any
-	Raw  []byte
+	// Raw is the body as sent, decompressed when it came with a
+	// Content-Encoding (zstd); WireBytes is its size on the wire.
+	Raw       []byte
+	WireBytes int
 }
 
 // Server is a running fake provider. Its URL is the base URL for every API
@@ -240,8 +243,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)
+	wire := len(raw)
+	raw, decodeErr := decodeBody(r.Header.Get("Content-Encoding"), raw)
 	api, enc := encoderForRequest(r)
-	req := Request{API: api, Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Raw: raw}
+	req := Request{API: api, Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Raw: raw, WireBytes: wire}
 	var body map[string]any
 	if json.Unmarshal(raw, &body) == nil {
 		req.Body = body
@@ -253,6 +258,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	if decodeErr != nil {
+		http.Error(w, `{"error":{"type":"invalid_request_error","message":"fakellm: `+decodeErr.Error()+`"}}`, http.StatusBadRequest)
+		return
+	}
 	if enc == nil {
 		http.Error(w, `{"error":{"type":"not_found_error","message":"fakellm: no API serves `+r.URL.Path+`"}}`, http.StatusNotFound)
 		return

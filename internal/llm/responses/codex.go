@@ -66,7 +66,7 @@ func (c *CodexClient) Stream(ctx context.Context, req *llm.Request, emit func(ll
 	if msg, ok := streamWebsocketFirst(ctx, req, url, body, headers, b); ok {
 		return msg
 	}
-	resp, perr := llm.PostSSE(ctx, req, url, body, headers)
+	resp, perr := llm.PostSSEEncoded(ctx, req, url, body, headers, zstdBody)
 	if perr != nil {
 		return b.Fail(codexError(perr))
 	}

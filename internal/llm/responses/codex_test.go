@@ -1,8 +1,10 @@
 package responses
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -99,5 +101,40 @@ func TestCodexURL(t *testing.T) {
 		if got := CodexURL(in); got != want {
 			t.Errorf("CodexURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The SSE request to the Codex backend goes out zstd-compressed, as the
+// original sends it: the fake decodes the body (a corrupt one would be
+// refused), the payload hook still sees the JSON, and a long conversation
+// travels in a fraction of its size.
+func TestCodexSendsZstdBody(t *testing.T) {
+	srv := llmtest.NewServer(&llmtest.Script{Responses: []llmtest.Response{{Text: "ok"}}})
+	defer srv.Close()
+	long := strings.Repeat("the same line of a long conversation, again and again\n", 2000)
+	var hookSaw []byte
+	req := &llm.Request{Model: codexModel(srv.URL), APIKey: codexJWT("acct-z"), SystemPrompt: "Be brief.", Transport: "sse",
+		Messages:  []llm.Message{&llm.UserMessage{Content: llm.StringContent(long)}},
+		OnPayload: func(b []byte) ([]byte, error) { hookSaw = append([]byte(nil), b...); return b, nil }}
+	msg := NewCodex().Stream(context.Background(), req, nil)
+	if msg.StopReason != llm.StopStop || msg.Text() != "ok" {
+		t.Fatalf("%s %q %s", msg.StopReason, msg.Text(), msg.ErrorMessage)
+	}
+	r := srv.Requests()[0]
+	if r.Method != "POST" || r.Header.Get("Content-Encoding") != "zstd" {
+		t.Fatalf("%s with Content-Encoding %q", r.Method, r.Header.Get("Content-Encoding"))
+	}
+	if !json.Valid(hookSaw) || !strings.Contains(string(hookSaw), "again and again") {
+		t.Errorf("the payload hook saw %d bytes that are not the JSON body", len(hookSaw))
+	}
+	if string(r.Raw) != string(hookSaw) {
+		t.Error("the decoded body differs from what the hook saw")
+	}
+	if r.WireBytes*10 > len(r.Raw) {
+		t.Errorf("%d bytes on the wire for a %d-byte body: not compressed", r.WireBytes, len(r.Raw))
+	}
+	in, _ := r.Body["input"].([]any)
+	if len(in) != 1 || !strings.Contains(fmt.Sprint(in[0]), "again and again") || r.Body["instructions"] != "Be brief." {
+		t.Errorf("decoded body: %v", r.Body)
 	}
 }
