@@ -5,33 +5,53 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"runtime"
-	"sync"
 
 	"github.com/relay-agent/relay/internal/llm"
 )
 
 // payload is the JSON request body (exactly llm.Marshal of the body),
-// encoded while the transport reads it: the body without its messages
-// once, then one message at a time. A resumed never-compacted session sends
-// tens of megabytes of messages; encoding them into one buffer cost that
-// buffer plus the copies its growth left behind (~2.5 times the body, the
-// largest part of the peak memory of a resume). A first pass counts the
-// bytes so the request keeps its Content-Length.
+// encoded once, one message at a time. A body of up to maxBuffered bytes
+// is encoded whole and sent with its Content-Length. A longer one (a
+// resumed never-compacted session sends tens of megabytes of messages) is
+// streamed: the buffer holds its first maxBuffered bytes and the remaining
+// messages are encoded while the transport sends them, without a length
+// (chunked over HTTP/1.1, plain DATA frames over HTTP/2). Encoding it into
+// one buffer cost that buffer plus the copies its growth left behind (~2.5
+// times the body, the largest part of the peak memory of a resume), and
+// counting its length first cost a second encoding of every message.
 type payload struct {
-	head, tail []byte // up to and including `"messages":[`, and from its `]` on
-	msgs       []message
-	size       int64
+	prefix [][]byte // the body up to message next (the whole body when size >= 0)
+	next   int      // first message not in prefix
+	tail   []byte   // from the messages' `]` on
+	msgs   []message
+	size   int64 // -1 when streamed
 }
+
+// maxBuffered is the body size up to which the payload is encoded into one
+// buffer: every ordinary request, a full one-million-token context included.
+const maxBuffered = 4 << 20
+
+// prefixChunk is the size of the prefix's pieces: appended to, unlike one
+// growing buffer, they allocate each byte once.
+const prefixChunk = 64 << 10
+
+// streamChunk is the size of the writes of a streamed body (WriteTo): large
+// enough that the transport's chunk framing and system calls are few.
+const streamChunk = 256 << 10
 
 // messagesKey follows "model" (a string, so an unescaped quote ends it) in
 // the body's field order: its first occurrence is the top-level key.
 const messagesKey = `,"messages":[]`
 
 func newPayload(b *body) (*payload, error) {
+	return newPayloadLimit(b, maxBuffered)
+}
+
+// newPayloadLimit is newPayload buffering up to limit bytes.
+func newPayloadLimit(b *body, limit int) (*payload, error) {
 	if len(b.Messages) == 0 {
 		whole, err := llm.Marshal(b)
-		return &payload{head: whole, size: int64(len(whole))}, err
+		return &payload{prefix: [][]byte{whole}, size: int64(len(whole))}, err
 	}
 	msgs := b.Messages
 	b.Messages = []message{}
@@ -45,102 +65,180 @@ func newPayload(b *body) (*payload, error) {
 		return nil, errors.New("messages key not found in the encoded body")
 	}
 	cut := i + len(messagesKey) - 1
-	p := &payload{head: shell[:cut], tail: shell[cut:], msgs: msgs}
-	n, err := p.count()
-	if err != nil {
-		return nil, err
+	p := &payload{tail: shell[cut:], msgs: msgs}
+	p.appendPrefix(shell[:cut])
+	e := newEncoder(msgs)
+	for n := cut; p.next < len(msgs) && n < limit; p.next++ {
+		e.buf.Reset()
+		if err := e.encode(p.next); err != nil {
+			return nil, err
+		}
+		p.appendPrefix(e.buf.Bytes())
+		n += e.buf.Len()
 	}
-	p.size = int64(len(shell)) + n
+	p.size = -1
+	if p.next == len(msgs) {
+		p.appendPrefix(p.tail)
+		p.size = 0
+		for _, c := range p.prefix {
+			p.size += int64(len(c))
+		}
+	}
 	return p, nil
 }
 
-// count is the encoded size of the messages (with their commas), counted
-// on every processor for a long conversation.
-func (p *payload) count() (int64, error) {
-	workers := 1
-	if len(p.msgs) >= 512 {
-		workers = min(runtime.GOMAXPROCS(0), 8)
-	}
-	sizes := make([]int64, workers)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := p.reader()
-			for i := w; i < len(p.msgs); i += workers {
-				n, err := r.encode(i)
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				sizes[w] += int64(n)
-			}
-		}()
-	}
-	wg.Wait()
-	var total int64
-	for w := range workers {
-		if errs[w] != nil {
-			return 0, errs[w]
+// appendPrefix appends b to the prefix's pieces.
+func (p *payload) appendPrefix(b []byte) {
+	for len(b) > 0 {
+		last := len(p.prefix) - 1
+		if last < 0 || len(p.prefix[last]) == cap(p.prefix[last]) {
+			p.prefix = append(p.prefix, make([]byte, 0, prefixChunk))
+			last++
 		}
-		total += sizes[w]
+		c := p.prefix[last]
+		k := min(len(b), cap(c)-len(c))
+		p.prefix[last] = append(c, b[:k]...)
+		b = b[k:]
 	}
-	return total, nil
 }
 
 // body returns a fresh reader of the whole payload.
-func (p *payload) body() io.ReadCloser { return p.reader() }
-
-func (p *payload) reader() *payloadReader {
-	r := &payloadReader{p: p, cur: p.head}
-	r.enc = json.NewEncoder(&r.buf)
-	r.enc.SetEscapeHTML(false)
-	return r
+func (p *payload) body() io.ReadCloser {
+	return &payloadReader{p: p, next: p.next, done: p.size >= 0}
 }
 
-type payloadReader struct {
-	p    *payload
-	next int // next message to encode
-	cur  []byte
+// encoder appends messages to buf as llm.Marshal encodes them.
+type encoder struct {
+	msgs []message
 	buf  bytes.Buffer
 	enc  *json.Encoder
-	done bool
 }
 
-// encode encodes message i, after a comma unless it is the first, into buf
-// and returns its length.
-func (r *payloadReader) encode(i int) (int, error) {
-	r.buf.Reset()
+func newEncoder(msgs []message) *encoder {
+	e := &encoder{msgs: msgs}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// encode appends message i, after a comma unless it is the first.
+func (e *encoder) encode(i int) error {
 	if i > 0 {
-		r.buf.WriteByte(',')
+		e.buf.WriteByte(',')
 	}
-	if err := r.enc.Encode(r.p.msgs[i]); err != nil {
-		return 0, err
+	if err := e.enc.Encode(e.msgs[i]); err != nil {
+		return err
 	}
-	r.buf.Truncate(r.buf.Len() - 1) // Encode's newline
-	return r.buf.Len(), nil
+	e.buf.Truncate(e.buf.Len() - 1) // Encode's newline
+	return nil
 }
 
+// payloadReader reads the prefix, then encodes the remaining messages and
+// the tail as they are read.
+type payloadReader struct {
+	p      *payload
+	cur    []byte // bytes not yet read
+	prefix int    // prefix pieces read
+	next   int    // next message to encode
+	e      *encoder
+	done   bool // tail reached
+}
+
+// fill refills cur; false at the end of the body.
+func (r *payloadReader) fill() (bool, error) {
+	switch {
+	case r.prefix < len(r.p.prefix):
+		r.cur = r.p.prefix[r.prefix]
+		r.prefix++
+	case r.done:
+		return false, nil
+	case r.next < len(r.p.msgs):
+		if r.e == nil {
+			r.e = newEncoder(r.p.msgs)
+		}
+		r.e.buf.Reset()
+		if err := r.e.encode(r.next); err != nil {
+			return false, err
+		}
+		r.cur = r.e.buf.Bytes()
+		r.next++
+	default:
+		r.cur, r.done = r.p.tail, true
+	}
+	return true, nil
+}
+
+// Read fills b (a read returning one message at a time made one system
+// call of a few kilobytes per message).
 func (r *payloadReader) Read(b []byte) (int, error) {
-	for len(r.cur) == 0 {
-		switch {
-		case r.done:
-			return 0, io.EOF
-		case r.next < len(r.p.msgs):
-			if _, err := r.encode(r.next); err != nil {
-				return 0, err
+	n := 0
+	for n < len(b) {
+		if len(r.cur) == 0 {
+			more, err := r.fill()
+			if err != nil {
+				return n, err
 			}
-			r.cur = r.buf.Bytes()
-			r.next++
-		default:
-			r.cur, r.done = r.p.tail, true
+			if !more {
+				if n == 0 {
+					return 0, io.EOF
+				}
+				break
+			}
+		}
+		c := copy(b[n:], r.cur)
+		r.cur = r.cur[c:]
+		n += c
+	}
+	return n, nil
+}
+
+// WriteTo writes the rest of the body in writes of about streamChunk bytes
+// (io.Copy's 32 KB buffer made three system calls per 32 KB chunk).
+func (r *payloadReader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	write := func(b []byte) error {
+		n, err := w.Write(b)
+		total += int64(n)
+		return err
+	}
+	if len(r.cur) > 0 {
+		cur := r.cur
+		r.cur = nil
+		if err := write(cur); err != nil {
+			return total, err
 		}
 	}
-	n := copy(b, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
+	for ; r.prefix < len(r.p.prefix); r.prefix++ {
+		if err := write(r.p.prefix[r.prefix]); err != nil {
+			r.prefix++
+			return total, err
+		}
+	}
+	if r.done {
+		return total, nil
+	}
+	if r.e == nil {
+		r.e = newEncoder(r.p.msgs)
+	}
+	r.e.buf.Reset()
+	r.e.buf.Grow(2 * streamChunk) // a chunk and a message, without regrowing
+	for ; r.next < len(r.p.msgs); r.next++ {
+		if err := r.e.encode(r.next); err != nil {
+			return total, err
+		}
+		if r.e.buf.Len() >= streamChunk {
+			if err := write(r.e.buf.Bytes()); err != nil {
+				r.next++
+				return total, err
+			}
+			r.e.buf.Reset()
+		}
+	}
+	r.e.buf.Write(r.p.tail)
+	r.done = true
+	err := write(r.e.buf.Bytes())
+	r.e.buf.Reset()
+	return total, err
 }
 
 func (r *payloadReader) Close() error { return nil }
