@@ -304,12 +304,38 @@ func (p *Scanner) Number() (string, bool) {
 // Int64 reads an integer of the given bit size as encoding/json decodes
 // one into an integer field (fractions and exponents are refused).
 func (p *Scanner) Int64(bits int) (int64, bool) {
+	// Fast path: a few digits without sign, fraction or exponent (an
+	// event's index, a token count), converted as they are read.
+	p.ws()
+	var n int64
+	i := p.i
+	for ; i < len(p.s) && i-p.i < 18 && p.s[i] >= '0' && p.s[i] <= '9'; i++ {
+		n = n*10 + int64(p.s[i]-'0')
+	}
+	if d := i - p.i; d > 0 && d < 18 && (d == 1 || p.s[p.i] != '0') && !numberByte(p.s, i) &&
+		(bits >= 64 || n < 1<<(bits-1)) {
+		p.i = i
+		return n, true
+	}
 	t, ok := p.Number()
 	if !ok {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(t, 10, bits)
 	return n, err == nil
+}
+
+// numberByte reports whether s[i] could continue a number (a digit, a
+// fraction or an exponent).
+func numberByte(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	switch c := s[i]; {
+	case c >= '0' && c <= '9', c == '.', c == 'e', c == 'E':
+		return true
+	}
+	return false
 }
 
 // Int reads an integer number.

@@ -11,6 +11,9 @@ func TestScannerStrings(t *testing.T) {
 	for _, in := range []string{
 		`"plain"`, `"a\"b\\c\/d\n\t\r\b\f"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00 emoji"`, `"lone \ud83d x"`,
 		`"lone \ud83d\u0041"`, `"\ud800\ud800\udc00"`, `"\ud800\\n"`, `"\ude00"`, `"héllo ✓"`, `""`,
+		// Runs around escapes shorter and longer than shortRun.
+		`"ne of text \\\"q\\\"\\n"`, `"` + strings.Repeat("long run é ", 8) + `\n` + strings.Repeat("x", 40) + `\"` + `"`,
+		`"\n` + strings.Repeat("y", shortRun) + `"`, `"\n` + strings.Repeat("y", shortRun-1) + `\t"`,
 	} {
 		var want string
 		if err := json.Unmarshal([]byte(in), &want); err != nil {
@@ -28,6 +31,32 @@ func TestScannerStrings(t *testing.T) {
 		p.Reset(bad)
 		if _, ok := p.String(); ok {
 			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// Int64 reads what encoding/json decodes into an integer of that size and
+// refuses the rest (signs, fractions, exponents, leading zeros, overflow).
+func TestScannerInt64MatchesEncodingJSON(t *testing.T) {
+	for _, in := range []string{"0", "7", " 42 ", "01", "-1", "-0", "1.5", "1e3", "12E1", "2147483647", "2147483648",
+		"123456789012345678", "9223372036854775807", "9223372036854775808", "00", "5x", "[1]", ""} {
+		for _, bits := range []int{32, 64} {
+			var p Scanner
+			p.Reset(in)
+			got, ok := p.Int64(bits)
+			ok = ok && p.End()
+			var want int64
+			var err error
+			if bits == 32 {
+				var w int32
+				err = json.Unmarshal([]byte(in), &w)
+				want = int64(w)
+			} else {
+				err = json.Unmarshal([]byte(in), &want)
+			}
+			if ok != (err == nil) || ok && got != want {
+				t.Errorf("%q bits %d: got %d ok=%v, encoding/json %d %v", in, bits, got, ok, want, err)
+			}
 		}
 	}
 }

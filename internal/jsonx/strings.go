@@ -413,9 +413,11 @@ func AppendString(dst []byte, s string) []byte {
 
 // escaped finishes a string that contains escapes (or invalid UTF-8 or a
 // control character, which it rejects), from start just after the opening
-// quote. Runs between escapes are found with IndexByte and checked 16
-// bytes at a time, then copied whole; a run with non-ASCII bytes is
-// copied rune by rune, invalid bytes becoming U+FFFD. The string is
+// quote. A run between escapes is looked for byte by byte over its first
+// shortRun bytes (a streamed delta's runs are a few bytes long, where a
+// call to IndexByte costs more than it saves), then with IndexByte; it is
+// checked 16 bytes at a time and copied whole; a run with non-ASCII bytes
+// is copied rune by rune, invalid bytes becoming U+FFFD. The string is
 // decoded after what the scratch buffer already holds (earlier StringView
 // results stay valid) and returned aliasing it.
 func (p *Scanner) escaped(start int) (string, bool) {
@@ -423,19 +425,28 @@ func (p *Scanner) escaped(start int) (string, bool) {
 	b := p.buf
 	s := p.s
 	i := start
-	q := -1 // the next quote at or after i
+	q := -1 // the next quote at or after i, once looked for
 	for {
-		if q < i {
-			k := strings.IndexByte(s[i:], '"')
-			if k < 0 {
-				return "", false
+		k, end := i, min(len(s), i+shortRun)
+		for k < end && s[k] != '"' && s[k] != '\\' {
+			k++
+		}
+		if k == end {
+			// A long run: the closing quote is looked for once per
+			// string, so a long string with many escapes stays linear.
+			if q < i {
+				n := strings.IndexByte(s[i:], '"')
+				if n < 0 {
+					return "", false
+				}
+				q = i + n
 			}
-			q = i + k
+			k = q
+			if n := strings.IndexByte(s[i:q], '\\'); n >= 0 {
+				k = i + n
+			}
 		}
-		run := s[i:q]
-		if k := strings.IndexByte(run, '\\'); k >= 0 {
-			run = run[:k]
-		}
+		run := s[i:k]
 		if plainASCII(run) {
 			b = append(b, run...)
 		} else {
@@ -444,9 +455,9 @@ func (p *Scanner) escaped(start int) (string, bool) {
 				return "", false
 			}
 		}
-		i += len(run)
-		if i == q {
-			p.i = q + 1
+		i = k
+		if s[i] == '"' {
+			p.i = i + 1
 			p.buf = b
 			if len(b) == base {
 				return "", true
@@ -459,6 +470,9 @@ func (p *Scanner) escaped(start int) (string, bool) {
 		}
 	}
 }
+
+// shortRun is how far escaped looks for a run's end byte by byte.
+const shortRun = 32
 
 // appendText appends a run of string bytes without escapes, refusing
 // control characters and replacing each invalid UTF-8 byte with U+FFFD as
