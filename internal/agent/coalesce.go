@@ -15,13 +15,16 @@ import (
 // a provider sends tiny chunks; every other event passes straight through
 // after any pending delta, so ordering is kept.
 type Coalescer struct {
-	mu      sync.Mutex
-	out     func(Event)
-	window  time.Duration
-	pending *Event
-	delta   strings.Builder
-	started time.Time
-	timer   *time.Timer
+	mu     sync.Mutex
+	out    func(Event)
+	window time.Duration
+	// pending is held by value: a pointer to Push's argument moved every
+	// pushed event (hundreds of bytes) to the heap, one per token delta.
+	pending    Event
+	hasPending bool
+	delta      strings.Builder
+	started    time.Time
+	timer      *time.Timer
 }
 
 // NewCoalescer forwards to out; window bounds how long a delta may wait.
@@ -45,7 +48,7 @@ func (c *Coalescer) Push(e Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if mergeable(e) {
-		if p := c.pending; p != nil && p.AssistantEvent.Type == e.AssistantEvent.Type &&
+		if p := &c.pending; c.hasPending && p.AssistantEvent.Type == e.AssistantEvent.Type &&
 			p.AssistantEvent.ContentIndex == e.AssistantEvent.ContentIndex && time.Since(c.started) < c.window {
 			c.delta.WriteString(e.AssistantEvent.Delta)
 			p.Usage = e.Usage
@@ -54,8 +57,8 @@ func (c *Coalescer) Push(e Event) {
 		c.flushLocked()
 		ae := *e.AssistantEvent
 		ae.Partial, ae.PartialArgs = nil, nil
-		e.AssistantEvent = &ae
-		c.pending = &e
+		c.pending, c.hasPending = e, true
+		c.pending.AssistantEvent = &ae
 		c.delta.Reset()
 		c.delta.WriteString(ae.Delta)
 		c.started = time.Now()
@@ -78,12 +81,12 @@ func (c *Coalescer) Flush() {
 }
 
 func (c *Coalescer) flushLocked() {
-	if c.pending == nil {
+	if !c.hasPending {
 		return
 	}
 	p := c.pending
-	c.pending = nil
+	c.pending, c.hasPending = Event{}, false
 	p.AssistantEvent.Delta = c.delta.String()
 	c.delta.Reset()
-	c.out(*p)
+	c.out(p)
 }
