@@ -136,27 +136,32 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		return llm.Marshal(struct {
 			Type string `json:"type"`
 		}{e.Type})
+	// The events that carry whole messages are appended member by member
+	// (llm.AppendJSON): through encoding/json, a megabyte answer was copied
+	// and re-scanned once more for the event around it.
 	case AgentEnd:
-		return llm.Marshal(struct {
-			Type      string        `json:"type"`
-			Messages  []llm.Message `json:"messages"`
-			WillRetry bool          `json:"willRetry"`
-		}{e.Type, emptyIfNil(e.Messages), e.WillRetry})
+		b := e.appendHead(`,"messages":`)
+		b, err := llm.AppendJSON(b, emptyIfNil(e.Messages))
+		b = append(b, `,"willRetry":`...)
+		return append(strconv.AppendBool(b, e.WillRetry), '}'), err
 	case TurnEnd:
-		trs := e.ToolResults
-		if trs == nil {
-			trs = []*llm.ToolResultMessage{}
+		b, err := llm.AppendJSON(e.appendHead(`,"message":`), e.Message)
+		if err != nil {
+			return nil, err
 		}
-		return llm.Marshal(struct {
-			Type        string                   `json:"type"`
-			Message     llm.Message              `json:"message"`
-			ToolResults []*llm.ToolResultMessage `json:"toolResults"`
-		}{e.Type, e.Message, trs})
+		b = append(b, `,"toolResults":[`...)
+		for i, tr := range e.ToolResults {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = llm.AppendJSON(b, tr); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']', '}'), nil
 	case MessageStart, MessageEnd:
-		return llm.Marshal(struct {
-			Type    string      `json:"type"`
-			Message llm.Message `json:"message"`
-		}{e.Type, e.Message})
+		b, err := llm.AppendJSON(e.appendHead(`,"message":`), e.Message)
+		return append(b, '}'), err
 	case MessageUpdate:
 		if b, ok := e.appendDeltaUpdate(nil); ok {
 			return b, nil
@@ -285,6 +290,12 @@ func rawOrEmpty(r json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return r
+}
+
+// appendHead starts the record: {"type":T then member (a key and colon).
+func (e Event) appendHead(member string) []byte {
+	b := append(make([]byte, 0, 256), `{"type":`...)
+	return append(jsonx.AppendString(b, e.Type), member...)
 }
 
 // appendDeltaUpdate writes a delta message_update without reflection: it

@@ -190,12 +190,7 @@ func DecodeBlock(data []byte) (Block, error) {
 // Blocks is a content array with polymorphic decoding.
 type Blocks []Block
 
-func (bs Blocks) MarshalJSON() ([]byte, error) {
-	if bs == nil {
-		return []byte("[]"), nil
-	}
-	return Marshal([]Block(bs))
-}
+func (bs Blocks) MarshalJSON() ([]byte, error) { return AppendJSON(nil, bs) }
 
 func (bs *Blocks) UnmarshalJSON(data []byte) error {
 	if fastValue(data, bs, decodeBlocks) {

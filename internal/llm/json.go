@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -112,21 +113,102 @@ func marshalKnown(v any, extra Extra) ([]byte, error) {
 // marshalTagged encodes a message or block type: the discriminator member
 // tag:value first, as the original writes it, then plain (a method-less
 // conversion of the type) and the extra members as marshalKnown writes
-// them.
+// them. plain is encoded after room left for the tag member, whose bytes
+// then replace plain's opening brace: a megabyte text is not copied once
+// more to put the tag in front of it.
 func marshalTagged(tag, value string, plain any, extra Extra) ([]byte, error) {
-	b, err := marshalKnown(plain, extra)
-	if err != nil {
+	var head [64]byte
+	pre := append(head[:0], '{')
+	pre = jsonx.AppendString(pre, tag)
+	pre = append(pre, ':')
+	pre = jsonx.AppendString(pre, value)
+	if len(extra) > 0 {
+		b, err := marshalKnown(plain, extra)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, len(pre)+len(b)+1)
+		out = append(out, pre...)
+		if len(b) > 2 {
+			out = append(out, ',')
+		}
+		return append(out, b[1:]...), nil
+	}
+	buf := bytes.NewBuffer(make([]byte, len(pre), 256))
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plain); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(tag)+len(value)+len(b)+6)
-	out = append(out, '{')
-	out = jsonx.AppendString(out, tag)
-	out = append(out, ':')
-	out = jsonx.AppendString(out, value)
-	if len(b) > 2 {
-		out = append(out, ',')
+	b := buf.Bytes()
+	b = b[:len(b)-1] // Encode's newline
+	copy(b, pre)
+	if len(b) == len(pre)+2 { // plain is {}
+		return append(b[:len(pre)], '}'), nil
 	}
-	return append(out, b[1:]...), nil
+	b[len(pre)] = ','
+	return b, nil
+}
+
+// AppendJSON appends v as Marshal encodes it: relay's message and block
+// types are appended as their MarshalJSON writes them, without
+// encoding/json's second pass over a Marshaler's output (a copy and a
+// re-scan of a megabyte answer at every level it is nested in); anything
+// else goes through Marshal.
+func AppendJSON(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case *SystemMessage, *UserMessage, *AssistantMessage, *ToolResultMessage, *BashExecutionMessage,
+		*CustomMessage, *BranchSummaryMessage, *CompactionSummaryMessage,
+		*TextContent, *ImageContent, *ThinkingContent, *ToolCall:
+		if reflect.ValueOf(v).IsNil() {
+			return append(dst, "null"...), nil
+		}
+		b, err := v.(json.Marshaler).MarshalJSON()
+		if err != nil {
+			return dst, err
+		}
+		// Room for the closing bytes of the record around a long value,
+		// which would otherwise copy it once more.
+		return append(slices.Grow(dst, len(b)+16), b...), nil
+	case Blocks:
+		return appendArray(dst, v == nil, len(v), func(dst []byte, i int) ([]byte, error) { return AppendJSON(dst, v[i]) })
+	case []Block:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		return AppendJSON(dst, Blocks(v))
+	case Messages:
+		return appendArray(dst, v == nil, len(v), func(dst []byte, i int) ([]byte, error) { return AppendJSON(dst, v[i]) })
+	case []Message:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		return AppendJSON(dst, Messages(v))
+	}
+	b, err := Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendArray appends [elem(0),...] ("[]" for a nil Blocks or Messages,
+// as their MarshalJSON writes it).
+func appendArray(dst []byte, isNil bool, n int, elem func(dst []byte, i int) ([]byte, error)) ([]byte, error) {
+	if isNil {
+		return append(dst, "[]"...), nil
+	}
+	dst = append(dst, '[')
+	for i := range n {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = elem(dst, i); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
 }
 
 // Marshal is json.Marshal without HTML escaping and without a trailing newline.

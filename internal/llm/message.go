@@ -540,9 +540,4 @@ func (ms *Messages) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (ms Messages) MarshalJSON() ([]byte, error) {
-	if ms == nil {
-		return []byte("[]"), nil
-	}
-	return Marshal([]Message(ms))
-}
+func (ms Messages) MarshalJSON() ([]byte, error) { return AppendJSON(nil, ms) }

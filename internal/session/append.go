@@ -28,6 +28,16 @@ func buildRecord(env envelope, body any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if mb, ok := body.(messageBody); ok {
+		// The message is appended as its MarshalJSON writes it, not
+		// copied and re-scanned by encoding/json (a long answer is
+		// megabytes).
+		out := make([]byte, 0, len(head)+64)
+		out = append(out, head[:len(head)-1]...)
+		out = append(out, `,"message":`...)
+		out, err = llm.AppendJSON(out, mb.Message)
+		return append(out, '}'), err
+	}
 	b, err := llm.Marshal(body)
 	if err != nil {
 		return nil, err
@@ -199,11 +209,12 @@ func (m *Manager) AppendMessage(msg llm.Message) (string, error) {
 	case llm.RoleCompactionSummary, llm.RoleBranchSummary:
 		return "", fmt.Errorf("append message: %s messages are stored as their own entries", msg.MessageRole())
 	}
-	return m.appendEntry(TypeMessage, func(string) (any, error) {
-		return struct {
-			Message llm.Message `json:"message"`
-		}{msg}, nil
-	}, msg)
+	return m.appendEntry(TypeMessage, func(string) (any, error) { return messageBody{msg}, nil }, msg)
+}
+
+// messageBody is the member of a message entry after the envelope.
+type messageBody struct {
+	Message llm.Message `json:"message"`
 }
 
 // AppendModelChange records a model switch.
