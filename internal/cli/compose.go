@@ -234,6 +234,7 @@ func (l *launch) openSession(context.Context) error {
 		return exit(code)
 	}
 	l.sess = sess
+	tuneGC(l.env, sess)
 	if l.mode == modeTUI && sess.IsPersisted() {
 		// Warm the session listing cache while the person reads the
 		// screen, so the first /resume on a large store is instant.
