@@ -93,13 +93,31 @@ func ExtractConstraints(text string) []string {
 func sentences(prose string) []string {
 	var out []string
 	for _, line := range strings.Split(prose, "\n") {
-		start := 0
-		for i := 0; i+1 < len(line); i++ {
-			c := line[i]
-			if (c == '.' || c == '!' || c == ';') && isSpaceByte(line[i+1]) {
+		// The next of each terminator, found with IndexByte (a long
+		// developer message has few of them: a byte loop cost most of a
+		// resume's classification of every developer message).
+		next := [3]int{-1, -1, -1}
+		start, from := 0, 0
+		for {
+			i := len(line)
+			for k, c := range [3]byte{'.', '!', ';'} {
+				if next[k] < from && next[k] != len(line) {
+					if j := strings.IndexByte(line[from:], c); j >= 0 {
+						next[k] = from + j
+					} else {
+						next[k] = len(line)
+					}
+				}
+				i = min(i, next[k])
+			}
+			if i+1 >= len(line) {
+				break
+			}
+			if isSpaceByte(line[i+1]) {
 				out = append(out, line[start:i+1])
 				start = i + 1
 			}
+			from = i + 1
 		}
 		out = append(out, line[start:])
 	}

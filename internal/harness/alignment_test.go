@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -215,5 +217,45 @@ func TestDeveloperProse(t *testing.T) {
 	want := "Fix it.\n \n \nUse <T> generics."
 	if got != want {
 		t.Fatalf("developerProse = %q, want %q", got, want)
+	}
+}
+
+// sentences splits as the byte loop it replaced did, on texts made of
+// terminators, spaces, newlines and letters in every arrangement.
+func TestSentencesMatchesByteLoop(t *testing.T) {
+	ref := func(prose string) []string {
+		var out []string
+		for _, line := range strings.Split(prose, "\n") {
+			start := 0
+			for i := 0; i+1 < len(line); i++ {
+				c := line[i]
+				if (c == '.' || c == '!' || c == ';') && isSpaceByte(line[i+1]) {
+					out = append(out, line[start:i+1])
+					start = i + 1
+				}
+			}
+			out = append(out, line[start:])
+		}
+		return out
+	}
+	alphabet := ".!; \t\nab"
+	texts := []string{"", ".", ". ", "a. b! c; d", "end.", "x.\ty!\n;z", strings.Repeat("lorem ipsum ", 300)}
+	for n := range 6 { // every text of up to 5 letters
+		total := 1
+		for range n {
+			total *= len(alphabet)
+		}
+		for k := range total {
+			b := make([]byte, n)
+			for i, v := 0, k; i < n; i, v = i+1, v/len(alphabet) {
+				b[i] = alphabet[v%len(alphabet)]
+			}
+			texts = append(texts, string(b))
+		}
+	}
+	for _, s := range texts {
+		if got, want := sentences(s), ref(s); !slices.Equal(got, want) {
+			t.Fatalf("sentences(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
