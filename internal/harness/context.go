@@ -61,9 +61,21 @@ func elide(msgs []llm.Message, keepRecent, batchSize int, memo *requestMemo) eli
 		}
 	}
 	aged := len(results) - keepRecent
+	// Sizes on all cores: a resumed session's first request counts the
+	// characters of thousands of results (memo.size is safe for concurrent
+	// use and pure).
+	sizes := make([]int, max(aged, 0))
+	count := func(p int) { sizes[p] = memo.size(msgs[results[p]].(*llm.ToolResultMessage)) }
+	if aged >= parallelMin {
+		parallelEach(aged, count)
+	} else {
+		for p := range aged {
+			count(p)
+		}
+	}
 	var large []int // positions in results
 	for p := 0; p < aged; p++ {
-		if memo.size(msgs[results[p]].(*llm.ToolResultMessage)) >= minElideChars {
+		if sizes[p] >= minElideChars {
 			large = append(large, p)
 		}
 	}
@@ -80,7 +92,7 @@ func elide(msgs []llm.Message, keepRecent, batchSize int, memo *requestMemo) eli
 		horizon := results[last+keepRecent]
 		idx := results[p]
 		tr := msgs[idx].(*llm.ToolResultMessage)
-		size := memo.size(tr)
+		size := sizes[p]
 		call, stale := describeCall(calls[tr.ToolCallID], msgs, idx, horizon, calls, memo.describe)
 		stub := fmt.Sprintf("[harness:context] Result elided to keep context focused: %s %s (%d chars, %s).",
 			tr.ToolName, call, size, okText(!tr.IsError))
