@@ -109,9 +109,10 @@ func (p *payload) body() io.ReadCloser {
 
 // encoder appends messages to buf as llm.Marshal encodes them.
 type encoder struct {
-	msgs []message
-	buf  bytes.Buffer
-	enc  *json.Encoder
+	msgs    []message
+	buf     bytes.Buffer
+	enc     *json.Encoder
+	scratch bytes.Buffer // of appendMessage
 }
 
 func newEncoder(msgs []message) *encoder {
@@ -125,6 +126,10 @@ func newEncoder(msgs []message) *encoder {
 func (e *encoder) encode(i int) error {
 	if i > 0 {
 		e.buf.WriteByte(',')
+	}
+	if b, ok := appendMessage(e.buf.AvailableBuffer(), &e.msgs[i], &e.scratch); ok {
+		e.buf.Write(b)
+		return nil
 	}
 	if err := e.enc.Encode(e.msgs[i]); err != nil {
 		return err
