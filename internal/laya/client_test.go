@@ -182,7 +182,9 @@ func TestClientStatusAndSlow(t *testing.T) {
 		t.Errorf("timeout error %v", err)
 	}
 	srv2.Close()
-	if len(slow.bodies) != 1 {
+	// On a loaded machine the 50 ms may end before the server saw the
+	// request at all: what matters is that there is no second one.
+	if len(slow.bodies) > 1 {
 		t.Errorf("%d calls: the client must not retry", len(slow.bodies))
 	}
 }

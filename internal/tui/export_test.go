@@ -1,6 +1,8 @@
 package tui
 
 import (
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/relay-agent/relay/internal/agent"
 	"github.com/relay-agent/relay/internal/llm"
 	"github.com/relay-agent/relay/internal/tui/theme"
@@ -25,3 +27,9 @@ func EditorValue(m *Model) string { return m.ed.Value() }
 
 // ResourceChanges exposes the /reload resource diff.
 var ResourceChanges = resourceChanges
+
+// IsEscFlush reports whether msg ends a held Escape's wait.
+func IsEscFlush(msg tea.Msg) bool {
+	_, ok := msg.(escFlushMsg)
+	return ok
+}

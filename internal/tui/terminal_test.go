@@ -109,7 +109,9 @@ func TestEscapeWaitsForAltPrefix(t *testing.T) {
 	o.EscTimeout = 5 * time.Millisecond
 	d = start(t, f, o, 60, 12)
 	d.Type("hello world")
-	d.Send(tea.KeyPressMsg{Code: tea.KeyEscape}) // settles past the timeout
+	if !d.SendUntil(tea.KeyPressMsg{Code: tea.KeyEscape}, tui.IsEscFlush) {
+		t.Fatal("the held Escape was never flushed")
+	}
 	d.Send(tea.KeyPressMsg{Code: 'b', Text: "b"})
 	if got := editorValue(d); got != "hello worldb" {
 		t.Fatalf("late b: editor %q", got)

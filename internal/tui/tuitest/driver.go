@@ -111,6 +111,27 @@ func (d *Driver) Settle() {
 	}
 }
 
+// SendUntil delivers msg, then handles messages until one that match
+// accepts has been handled, and settles; it reports false when none came
+// within 30 s. Tests of timers use it: on a loaded machine a timer's
+// message may come long after Settle's quiet period.
+func (d *Driver) SendUntil(msg tea.Msg, match func(tea.Msg) bool) bool {
+	d.handle(msg)
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case msg := <-d.msgs:
+			d.handle(msg)
+			if match(msg) {
+				d.Settle()
+				return true
+			}
+		case <-deadline:
+			return false
+		}
+	}
+}
+
 // Type sends each rune as a key press.
 func (d *Driver) Type(s string) {
 	for _, r := range s {
