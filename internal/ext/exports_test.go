@@ -17,9 +17,9 @@ var update = flag.Bool("update", false, "rewrite testdata/pi_example_imports.txt
 // extension work provides (custom providers: registerApiProvider and the
 // stream helpers); the export test reports them instead of failing.
 var pendingExports = map[string]string{
-	"registerApiProvider":               "custom providers",
-	"streamSimpleAnthropic":             "custom providers",
-	"streamSimpleOpenAIResponses":       "custom providers",
+	"registerApiProvider":         "custom providers",
+	"streamSimpleAnthropic":       "custom providers",
+	"streamSimpleOpenAIResponses": "custom providers",
 }
 
 const importsFile = "testdata/pi_example_imports.txt"
