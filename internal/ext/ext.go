@@ -266,6 +266,12 @@ func (m *Manager) launch(ctx context.Context) []error {
 	m.mu.Lock()
 	paths := append([]string(nil), m.opts.Paths...)
 	m.mu.Unlock()
+	return m.initHost(ctx, c, paths)
+}
+
+// initHost loads paths into the host behind c and returns the extensions
+// that failed and the registrations refused.
+func (m *Manager) initHost(ctx context.Context, c *conn, paths []string) []error {
 	params := map[string]any{
 		"extensions": paths, "jitiPath": m.jiti, "cacheDir": m.opts.CacheDir,
 		"state": m.initialState(),

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/relay-agent/relay/internal/hooks"
 )
@@ -92,21 +91,7 @@ func (m *Manager) loadMore(ctx context.Context, paths []string, newSettings bool
 	m.mu.Lock()
 	m.opts.Paths = append(m.opts.Paths, paths...)
 	m.mu.Unlock()
-	lctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	raw, err := c.call(lctx, "init", map[string]any{"extensions": paths, "jitiPath": m.jiti, "cacheDir": m.opts.CacheDir,
-		"state": m.initialState()})
-	if err != nil {
-		return []error{fmt.Errorf("load extensions: %w", err)}
-	}
-	errs, err := initErrors(raw)
-	if err != nil {
-		return []error{fmt.Errorf("load extensions: %w", err)}
-	}
-	m.mu.Lock()
-	errs = append(errs, m.takeRegErrs()...)
-	m.mu.Unlock()
-	return errs
+	return m.initHost(ctx, c, paths)
 }
 
 // initErrors reads the host's answer to init: the extensions that failed.
