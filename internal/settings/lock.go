@@ -13,8 +13,11 @@ import (
 // Lock timing. The lock is a directory "<file>.lock", the same convention
 // as the original's lock library, so relay and the original exclude each
 // other. A lock older than lockStale is left over from a crashed process.
+// A writer waits up to 5 s: a save holds the lock for milliseconds, but on
+// a loaded machine a few concurrent ones (relay instances, a script) took
+// longer than the 1 s this used to allow, and the setting was not saved.
 const (
-	lockAttempts = 50
+	lockAttempts = 250
 	lockDelay    = 20 * time.Millisecond
 	lockStale    = 10 * time.Second
 )
