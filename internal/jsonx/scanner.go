@@ -149,19 +149,28 @@ func (p *Scanner) Object(fn func(key string) bool) bool {
 		if !fn(key) {
 			return false
 		}
-		switch p.peek() {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return true
-		default:
-			return false
+		if more, ok := p.afterMember(); !more {
+			return ok
 		}
 	}
 }
 
 // ObjectTail continues an object right after a member's value: it reads
+// afterMember consumes the ',' or '}' that follows an object member: more
+// reports that another member follows, ok that the object is well formed
+// so far.
+func (p *Scanner) afterMember() (more, ok bool) {
+	switch p.peek() {
+	case ',':
+		p.i++
+		return true, true
+	case '}':
+		p.i++
+		return false, true
+	}
+	return false, false
+}
+
 // the remaining members (calling fn like Object) and the closing brace.
 func (p *Scanner) ObjectTail(fn func(key string) bool) bool {
 	for {
@@ -403,14 +412,8 @@ func (p *Scanner) skipObject() bool {
 		if !p.Skip() {
 			return false
 		}
-		switch p.peek() {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return true
-		default:
-			return false
+		if more, ok := p.afterMember(); !more {
+			return ok
 		}
 	}
 }

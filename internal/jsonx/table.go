@@ -255,14 +255,8 @@ func (t *table) decode(p *Scanner, base unsafe.Pointer) bool {
 			return false
 		}
 		p.buf = p.buf[:kb] // an escaped key's scratch space
-		switch p.peek() {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return true
-		default:
-			return false
+		if more, ok := p.afterMember(); !more {
+			return ok
 		}
 	}
 }
