@@ -83,6 +83,17 @@ func extPath(t *testing.T, name string) string {
 	return p
 }
 
+// routerExt is the virtual-model extension internal/ext's tests use too
+// (one copy of the fixture).
+func routerExt(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "internal", "ext", "testdata", "router.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // events returns the JSON-mode events of type typ.
 func eventsOf(out, typ string) []map[string]any {
 	var r []map[string]any
@@ -401,7 +412,7 @@ func TestNoExtensionsNoHost(t *testing.T) {
 
 func TestExtensionVirtualModel(t *testing.T) {
 	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "routed"}}, Repeat: true}, nil)
-	out, errOut, code := e.run("-p", model, "-e", extPath(t, "router.ts"), "/use-auto", "hi")
+	out, errOut, code := e.run("-p", model, "-e", routerExt(t), "/use-auto", "hi")
 	if code != 0 || out != "routed\n" {
 		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
 	}

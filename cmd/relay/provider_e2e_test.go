@@ -136,7 +136,7 @@ func TestExtensionProviderPiExample(t *testing.T) {
 
 func TestExtensionVirtualModelAtStartup(t *testing.T) {
 	e := extEnv(t, &llmtest.Script{Responses: []llmtest.Response{{Text: "routed"}}, Repeat: true}, nil)
-	out, errOut, code := e.run("-p", "--model", "ext/auto", "-e", extPath(t, "router.ts"), "hi")
+	out, errOut, code := e.run("-p", "--model", "ext/auto", "-e", routerExt(t), "hi")
 	if code != 0 || out != "routed\n" {
 		t.Fatalf("exit %d stdout %q stderr %s", code, out, errOut)
 	}
